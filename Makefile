@@ -1,0 +1,90 @@
+# libnx_dtype: `make` builds the library and header; `make demo` shows it
+# working; `make test` runs every test. Tools are installed on first use
+# into $(CACHE), outside the repository, and reused.
+
+CARGO   ?= cargo
+CC      ?= cc
+CACHE   ?= $(HOME)/.cache/nx_dtype
+CBINDGEN_VERSION := 0.29.4
+CBINDGEN := $(CACHE)/cbindgen-$(CBINDGEN_VERSION)/bin/cbindgen
+LIBDIR  := target/release
+BUILD   := build
+ABS_LIBDIR := $(abspath $(LIBDIR))
+
+WARN    := -Wall -Wextra -Wpedantic -Werror
+CFLAGS  ?= -O2 -g
+C_STD   := -std=c99
+C_FLAGS  = $(C_STD) $(WARN) $(CFLAGS) -Iinclude
+C_LIBS   = -L$(LIBDIR) -lnx_dtype -Wl,-rpath,$(ABS_LIBDIR) -lm
+
+RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
+LIB_SO  := $(LIBDIR)/libnx_dtype.so
+
+C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/c_tests/%,$(wildcard c_tests/test_*.c))
+
+.PHONY: all lib header check-header demo test test-rust test-c test-python lint clean
+.DEFAULT_GOAL := all
+
+all: lib header
+
+lib: $(LIB_SO)
+
+$(LIB_SO): $(RUST_SRC)
+	$(CARGO) build --release --lib
+	@# The soname is libnx_dtype.so.1: give the run-time loader that name too.
+	ln -sf libnx_dtype.so $(LIBDIR)/libnx_dtype.so.1
+	@touch $@
+
+$(CBINDGEN):
+	$(CARGO) install --locked --quiet cbindgen --version $(CBINDGEN_VERSION) --root $(CACHE)/cbindgen-$(CBINDGEN_VERSION)
+
+header: $(CBINDGEN)
+	$(CBINDGEN) --config cbindgen.toml --crate nx_dtype --output include/nx_dtype.h --quiet
+
+# Fails when the committed header is not what the source generates.
+check-header: $(CBINDGEN)
+	@mkdir -p $(BUILD)
+	$(CBINDGEN) --config cbindgen.toml --crate nx_dtype --output $(BUILD)/nx_dtype.h --quiet
+	@diff -u include/nx_dtype.h $(BUILD)/nx_dtype.h || { echo "include/nx_dtype.h drifted: run make header"; exit 1; }
+	@# The header compiles alone as C99 and as C++.
+	printf '#include "nx_dtype.h"\nint main(void){return NX_DTYPE_COUNT == 21 ? 0 : 1;}\n' > $(BUILD)/header_alone.c
+	$(CC) -std=c99 $(WARN) -Iinclude -fsyntax-only $(BUILD)/header_alone.c
+	$(CXX) -x c++ -std=c++11 $(WARN) -Iinclude -fsyntax-only $(BUILD)/header_alone.c
+	@echo "header: 1 passed, 0 failed"
+
+$(BUILD)/c_tests/%: c_tests/%.c c_tests/check.h include/nx_dtype.h $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(C_FLAGS) -Ic_tests $< -o $@ $(C_LIBS) -lpthread
+
+$(BUILD)/examples/%: examples/%.c include/nx_dtype.h $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(C_FLAGS) $< -o $@ $(C_LIBS)
+
+demo: lib $(BUILD)/examples/table
+	./$(BUILD)/examples/table
+
+PYTHON = $(shell scripts/python-env)
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets --quiet -- -D warnings
+
+test-rust:
+	$(CARGO) test --release --quiet
+
+test-c: $(C_TESTS)
+	@fail=0; for t in $(C_TESTS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
+
+test-python: lib
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) -m pytest -q tests/python
+
+# Issue-specific rules (kernels, printing, OCaml, ...) add to TEST_TARGETS.
+TEST_TARGETS := lint test-rust check-header test-c test-python
+-include $(sort $(wildcard mk/*.mk))
+
+test: $(TEST_TARGETS)
+	@echo "make test: every suite passed"
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD)

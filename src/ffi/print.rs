@@ -1,0 +1,1 @@
+//! Printing at the C boundary (ABI.md, "Printing"; issue 3).

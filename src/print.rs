@@ -1,0 +1,1 @@
+//! pp_value: shortest round-trip decimals per format (issue 3).

@@ -1,0 +1,143 @@
+//! The number an element holds, and the conversion of one element between
+//! any two dtypes (SEMANTICS.md, "Conversions between any two dtypes"). This
+//! is the scalar reference every kernel is tested against.
+
+use crate::format::{Format, F64};
+use crate::store::{load_f64, store_f64, store_int};
+use crate::table::{Class, Dtype};
+
+/// The exact number an element holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A float, as float64 bits (every float format widens exactly).
+    Float(u64),
+    /// An integer of any integer dtype.
+    Int(i128),
+    /// Real and imaginary parts, as float64 bits.
+    Complex(u64, u64),
+    Bool(bool),
+}
+
+/// Bits of an element, in the low `bits` of a u128 (complex: real part low).
+pub type Raw = u128;
+
+const fn low_mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Whether the float64 with bits `x` is not zero (NaN is not zero).
+const fn f64_nonzero(x: u64) -> bool {
+    x << 1 != 0
+}
+
+/// float64 -> integer: truncate toward zero, saturate to [lo, hi], NaN -> 0.
+fn f64_to_int(x: u64, lo: i128, hi: i128) -> i128 {
+    // `as` from f64 to i128 truncates, saturates and maps NaN to 0 (Rust
+    // reference, numeric cast); every integer dtype's range is inside i128's.
+    (f64::from_bits(x) as i128).clamp(lo, hi)
+}
+
+/// The number element `raw` of `dt` holds.
+pub fn decode(dt: Dtype, raw: Raw) -> Value {
+    let raw = raw & low_mask(dt.bits());
+    match dt.class() {
+        Class::Float(f) => Value::Float(load_f64(f, raw as u64)),
+        Class::Complex(f) => {
+            let half = f.bits();
+            let re = (raw & low_mask(half)) as u64;
+            let im = (raw >> half) as u64;
+            Value::Complex(load_f64(f, re), load_f64(f, im))
+        }
+        Class::Signed => {
+            let shift = 128 - dt.bits();
+            Value::Int(((raw << shift) as i128) >> shift)
+        }
+        Class::Unsigned => Value::Int(raw as i128),
+        Class::Bool | Class::Bit => Value::Bool(raw != 0),
+    }
+}
+
+/// A float component (given as float64 bits) stored into format `f`.
+fn float_into(f: Format, v: Value) -> u64 {
+    match v {
+        Value::Float(x) | Value::Complex(x, _) => store_f64(f, x),
+        Value::Int(n) => store_int(f, n),
+        Value::Bool(b) => store_int(f, i128::from(b)),
+    }
+}
+
+/// The element of `dt` a store of `v` holds (SEMANTICS.md's table).
+pub fn encode(dt: Dtype, v: Value) -> Raw {
+    match dt.class() {
+        Class::Float(f) => u128::from(float_into(f, v)),
+        Class::Complex(f) => {
+            let (re, im) = match v {
+                Value::Complex(re, im) => (store_f64(f, re), store_f64(f, im)),
+                other => (float_into(f, other), 0),
+            };
+            u128::from(re) | (u128::from(im) << f.bits())
+        }
+        Class::Signed | Class::Unsigned => {
+            let (lo, hi) = dt.int_range().unwrap_or((0, 0));
+            let n = match v {
+                Value::Float(x) | Value::Complex(x, _) => f64_to_int(x, lo, hi),
+                Value::Int(n) => n.clamp(lo, hi),
+                Value::Bool(b) => i128::from(b),
+            };
+            (n as u128) & low_mask(dt.bits())
+        }
+        Class::Bool | Class::Bit => {
+            let b = match v {
+                Value::Float(x) => f64_nonzero(x),
+                Value::Complex(re, im) => f64_nonzero(re) || f64_nonzero(im),
+                Value::Int(n) => n != 0,
+                Value::Bool(b) => b,
+            };
+            u128::from(b)
+        }
+    }
+}
+
+/// Element `raw` of `src` converted to `dst`. The same dtype copies the bits
+/// exactly (a move keeps NaN payloads and signalling bits).
+pub fn convert(src: Dtype, dst: Dtype, raw: Raw) -> Raw {
+    if src == dst {
+        raw & low_mask(src.bits())
+    } else {
+        encode(dst, decode(src, raw))
+    }
+}
+
+/// The float64 bits an element converts to.
+pub fn to_f64(dt: Dtype, raw: Raw) -> u64 {
+    match dt.class() {
+        Class::Float(f) if f == F64 => raw as u64,
+        _ => match decode(dt, raw) {
+            Value::Float(x) | Value::Complex(x, _) => x,
+            Value::Int(n) => store_int(F64, n),
+            Value::Bool(b) => store_int(F64, i128::from(b)),
+        },
+    }
+}
+
+/// Read one element from its `dt.elem_bytes()` little-endian bytes (a
+/// sub-byte element from the low bits of the first byte).
+pub fn read_elem(dt: Dtype, bytes: &[u8]) -> Raw {
+    let mut raw = 0u128;
+    for (i, b) in bytes.iter().take(dt.elem_bytes()).enumerate() {
+        raw |= u128::from(*b) << (8 * i);
+    }
+    raw & low_mask(dt.bits())
+}
+
+/// Write one element as `dt.elem_bytes()` little-endian bytes; a sub-byte
+/// element clears the other bits of its byte.
+pub fn write_elem(dt: Dtype, raw: Raw, bytes: &mut [u8]) {
+    for (i, b) in bytes.iter_mut().take(dt.elem_bytes()).enumerate() {
+        *b = (raw >> (8 * i)) as u8;
+    }
+}
