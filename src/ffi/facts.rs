@@ -4,7 +4,7 @@ use super::*;
 use crate::facts::{exact, extreme};
 use crate::store::is_value;
 use crate::table::{Class, Kind, Row, TABLE};
-use crate::value::{encode, read_elem, to_f64, write_elem, Raw, Value};
+use crate::value::{encode, read_elem, to_f64, write_elem, Raw, Value, STORE_F64};
 use std::ffi::{c_char, c_void, CStr};
 
 /// The facts of a float format (or of a complex dtype's components).
@@ -297,8 +297,22 @@ pub unsafe extern "C" fn nx_dtype_max_value(dt: i32, elem: *mut c_void) -> i32 {
 /// `elem` is NULL or points to `nx_dtype_bytes(dt, 1)` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nx_store_f64(dt: i32, x: f64, elem: *mut c_void) -> i32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { write_out(dt, elem, |d| Ok(encode(d, Value::Float(x.to_bits())))) }
+    guard(NX_ERR_INTERNAL, || {
+        let d = match dtype(dt) {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        if elem.is_null() {
+            return NX_ERR_NULL;
+        }
+        // SAFETY: checked non-NULL; the caller guarantees elem_bytes writable bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(elem.cast::<u8>(), d.elem_bytes()) };
+        // The per-dtype specialisation of encode(d, Value::Float(x)).
+        if let Some(store) = STORE_F64.get(d.code() as usize) {
+            store(x.to_bits(), out);
+        }
+        NX_OK
+    })
 }
 
 /// Stores the exact integer `x` into one element of `dt`, rounding once

@@ -8,8 +8,10 @@ mod convert;
 mod facts;
 mod print;
 
+#[allow(unused_imports)] // until the kernels land
 pub use convert::*;
 pub use facts::*;
+#[allow(unused_imports)] // until printing lands
 pub use print::*;
 
 use crate::table::Dtype;
@@ -85,6 +87,7 @@ pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
 }
 
 /// Collapse a `Result` whose error is a status into a C return value.
+#[allow(dead_code)]
 pub(crate) fn status<T: Into<i64>>(r: Result<T, Status>) -> i64 {
     match r {
         Ok(v) => v.into(),
