@@ -91,6 +91,8 @@ const fn c_row(r: &Row) -> NxDtypeRow {
 
 /// The dtype table, indexed by code: the same rows the functions read.
 #[no_mangle]
+// Evaluated at compile time: an index out of range is a build error.
+#[allow(clippy::indexing_slicing)]
 pub static nx_dtype_table: [NxDtypeRow; NX_DTYPE_COUNT] = {
     let mut rows = [c_row(&TABLE[0]); NX_DTYPE_COUNT];
     let mut i = 1;
