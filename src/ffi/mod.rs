@@ -117,3 +117,19 @@ pub(crate) fn non_null_mut<T>(p: *mut T) -> Result<*mut T, Status> {
         Ok(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_nx_err_internal() {
+        // Silence the default hook's message for this deliberate panic.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let status = guard(NX_ERR_INTERNAL, || -> i32 { panic!("a bug") });
+        std::panic::set_hook(hook);
+        assert_eq!(status, NX_ERR_INTERNAL);
+        assert_eq!(guard(NX_ERR_INTERNAL, || NX_OK), NX_OK);
+    }
+}
