@@ -63,7 +63,7 @@ demo: lib
 	@$(MAKE) --no-print-directory $(BUILD)/examples/table
 	./$(BUILD)/examples/table
 
-PYTHON = $(shell scripts/python-env)
+PYTHON = $(shell NX_CACHE=$(NX_CACHE) scripts/python-env)
 
 lint:
 	$(CARGO) fmt --check
