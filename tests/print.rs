@@ -228,13 +228,13 @@ impl Scaled {
         m.div_pow10(p);
         // The largest multiple at most hi, and the one below it.
         let mut cands = vec![m.clone()];
-        if m.trimmed().len() > 0 {
+        if !m.trimmed().is_empty() {
             cands.push(m.sub(&Big::from(1)));
         }
         cands.into_iter().any(|t| {
             let mut x = t.clone();
             x.mul_pow10(p);
-            t.trimmed().len() > 0 && self.inside(&x)
+            !t.trimmed().is_empty() && self.inside(&x)
         })
     }
 }
@@ -266,7 +266,7 @@ fn reference(v: &Val) -> (u128, i32, bool) {
         for _ in 0..2 {
             let mut x = t.clone();
             x.mul_pow10(pp);
-            if t.trimmed().len() > 0 && s.inside(&x) {
+            if !t.trimmed().is_empty() && s.inside(&x) {
                 cands.push((t.clone(), x, pp));
             }
             t.add_one();
@@ -580,7 +580,7 @@ fn every_small_integer_and_boolean() {
 #[test]
 fn every_text_fits() {
     // The longest texts: complex128 with two 17-digit negative exponents.
-    let x = f64::from_bits(0x8000_0000_0000_0001 | 0x0010_0000_0000_0000 - 2);
+    let x = f64::from_bits(0x8000_0000_0000_0001 | (0x0010_0000_0000_0000 - 2));
     let raw = (x.to_bits() as u128) | (x.to_bits() as u128) << 64;
     let t = text_elem(dt(17), raw);
     assert!(t.len() < FORMAT_MAX, "{t}");

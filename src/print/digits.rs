@@ -53,7 +53,7 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
 #[inline]
 pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
     // Ties-to-even rounds a boundary to the value iff c is even.
-    let open = u64::from(c & 1);
+    let open = c & 1;
     let cb = c << 2;
     let cbr = cb + 2;
     let cbl = cb - 2 + u64::from(lower_closer);

@@ -91,7 +91,7 @@ impl<'a> Writer<'a> {
         let n = digits.len() as i32;
         let x = d.exp + n - 1;
         if !(-4..16).contains(&x) {
-            let (first, rest) = digits.split_at(1.min(digits.len()));
+            let (first, rest) = digits.split_at_checked(1).unwrap_or((digits, &[]));
             self.bytes(first);
             if !rest.is_empty() {
                 self.byte(b'.');
@@ -113,7 +113,9 @@ impl<'a> Writer<'a> {
             self.bytes(digits);
             self.zeros((x - (n - 1)) as usize);
         } else {
-            let (int, frac) = digits.split_at((x + 1) as usize);
+            let (int, frac) = digits
+                .split_at_checked((x + 1) as usize)
+                .unwrap_or((digits, &[]));
             self.bytes(int);
             self.byte(b'.');
             self.bytes(frac);
