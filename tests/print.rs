@@ -610,3 +610,26 @@ fn pow10_table_is_exact() {
         assert_ne!(cmp_dec_bin(1, j, g, e), Ordering::Greater, "{j}");
     }
 }
+
+/// Every float32 (4.3 * 10^9 values, minutes): `cargo test --release --test
+/// print -- --ignored`. Against std, and the exact reference where they differ.
+#[test]
+#[ignore]
+fn every_float32() {
+    let f32d = dt(1);
+    let mut out = [0u8; FORMAT_MAX];
+    let mut ties = 0u64;
+    for b in 0..=u32::MAX {
+        let y = f32::from_bits(b);
+        if !y.is_finite() || y == 0.0 {
+            continue;
+        }
+        let len = format_elem(f32d, b as u128, &mut out);
+        let ours = std::str::from_utf8(&out[..len]).unwrap();
+        if digits_of(ours) != digits_of(&format!("{y:e}")) {
+            assert!(check_float(f32d, F32, b as u64), "{y:e} {ours}");
+            ties += 1;
+        }
+    }
+    eprintln!("every float32: {ties} ties where std rounds up, confirmed exactly");
+}

@@ -1,6 +1,8 @@
 //! Layout: a `Decimal`, an integer or a word, written into a fixed buffer of
 //! `FORMAT_MAX` bytes. Writes past the end are dropped rather than panicking;
 //! no text here comes near the end (the longest is a complex128, 2 * 24 + 2).
+//! Digits go straight to their final place, two at a time, with no scratch
+//! copy and no `memcpy` call: this is most of the cost of printing.
 
 use super::digits::Decimal;
 use super::FORMAT_MAX;
@@ -17,33 +19,10 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The decimal digits of `n`, right-aligned in a 40-byte scratch; returns
-/// the scratch and the index of the first digit.
+/// The number of decimal digits of n (1 for 0).
 #[inline]
-fn decimal_digits(mut n: u128) -> ([u8; 40], usize) {
-    let mut tmp = [b'0'; 40];
-    let mut i = tmp.len();
-    while n >= 100 {
-        let r = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (tmp.get_mut(i..i + 2), PAIRS.get(r..r + 2)) {
-            dst.copy_from_slice(src);
-        }
-    }
-    if n >= 10 {
-        let r = n as usize * 2;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (tmp.get_mut(i..i + 2), PAIRS.get(r..r + 2)) {
-            dst.copy_from_slice(src);
-        }
-    } else {
-        i -= 1;
-        if let Some(d) = tmp.get_mut(i) {
-            *d = b'0' + n as u8;
-        }
-    }
-    (tmp, i)
+fn count_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
 impl<'a> Writer<'a> {
@@ -52,18 +31,22 @@ impl<'a> Writer<'a> {
     }
 
     #[inline]
-    pub fn byte(&mut self, b: u8) {
-        if let Some(slot) = self.buf.get_mut(self.len) {
+    fn put(&mut self, at: usize, b: u8) {
+        if let Some(slot) = self.buf.get_mut(at) {
             *slot = b;
-            self.len += 1;
         }
     }
 
     #[inline]
+    pub fn byte(&mut self, b: u8) {
+        self.put(self.len, b);
+        self.len += 1;
+    }
+
+    #[inline]
     pub fn bytes(&mut self, s: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.len..self.len + s.len()) {
-            dst.copy_from_slice(s);
-            self.len += s.len();
+        for &b in s {
+            self.byte(b);
         }
     }
 
@@ -74,51 +57,87 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The `n` digits of `v` at `at .. at + n`, written right to left.
+    #[inline]
+    fn digits_at(&mut self, at: usize, n: usize, mut v: u64) {
+        let mut end = at + n;
+        while v >= 100 {
+            let r = (v % 100) as usize * 2;
+            v /= 100;
+            end -= 2;
+            self.put(end, PAIRS.get(r).copied().unwrap_or(b'0'));
+            self.put(end + 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
+        }
+        if v >= 10 {
+            let r = v as usize * 2;
+            self.put(end - 2, PAIRS.get(r).copied().unwrap_or(b'0'));
+            self.put(end - 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
+        } else {
+            self.put(end - 1, b'0' + v as u8);
+        }
+    }
+
+    /// Append the digits of `v`.
+    #[inline]
+    fn uint(&mut self, v: u64) {
+        let n = count_digits(v);
+        self.digits_at(self.len, n, v);
+        self.len += n;
+    }
+
     /// An integer in decimal, with a "-" if negative.
     pub fn int(&mut self, n: i128) {
         if n < 0 {
             self.byte(b'-');
         }
-        let (tmp, i) = decimal_digits(n.unsigned_abs());
-        self.bytes(tmp.get(i..).unwrap_or(&[]));
+        // Every integer dtype's magnitudes fit in 64 bits.
+        self.uint(u64::try_from(n.unsigned_abs()).unwrap_or(u64::MAX));
     }
 
     /// A positive decimal by SEMANTICS.md's rule: positionally iff its first
     /// digit's exponent X is in -4..16, else as d.ddde±XX.
+    #[inline]
     pub fn decimal(&mut self, d: Decimal) {
-        let (tmp, i) = decimal_digits(u128::from(d.digits));
-        let digits = tmp.get(i..).unwrap_or(&[]);
-        let n = digits.len() as i32;
-        let x = d.exp + n - 1;
+        let n = count_digits(d.digits);
+        let x = d.exp + n as i32 - 1;
+        let at = self.len;
         if !(-4..16).contains(&x) {
-            let (first, rest) = digits.split_at_checked(1).unwrap_or((digits, &[]));
-            self.bytes(first);
-            if !rest.is_empty() {
-                self.byte(b'.');
-                self.bytes(rest);
+            if n == 1 {
+                self.put(at, b'0' + d.digits as u8);
+                self.len += 1;
+            } else {
+                // The digits one place right, then the first moved before ".".
+                self.digits_at(at + 1, n, d.digits);
+                let first = self.buf.get(at + 1).copied().unwrap_or(b'0');
+                self.put(at, first);
+                self.put(at + 1, b'.');
+                self.len += n + 1;
             }
             self.byte(b'e');
             self.byte(if x < 0 { b'-' } else { b'+' });
-            let e = x.unsigned_abs();
+            let e = u64::from(x.unsigned_abs());
             if e < 10 {
                 self.byte(b'0');
             }
-            let (tmp, i) = decimal_digits(u128::from(e));
-            self.bytes(tmp.get(i..).unwrap_or(&[]));
+            self.uint(e);
         } else if x < 0 {
             self.bytes(b"0.");
             self.zeros((-x - 1) as usize);
-            self.bytes(digits);
-        } else if x >= n - 1 {
-            self.bytes(digits);
-            self.zeros((x - (n - 1)) as usize);
+            self.uint(d.digits);
+        } else if x as usize >= n - 1 {
+            self.uint(d.digits);
+            self.zeros(x as usize + 1 - n);
         } else {
-            let (int, frac) = digits
-                .split_at_checked((x + 1) as usize)
-                .unwrap_or((digits, &[]));
-            self.bytes(int);
-            self.byte(b'.');
-            self.bytes(frac);
+            // x + 1 integer digits, ".", the rest: write all one place right,
+            // then shift the integer digits left over the gap.
+            let int = x as usize + 1;
+            self.digits_at(at + 1, n, d.digits);
+            for i in at..at + int {
+                let b = self.buf.get(i + 1).copied().unwrap_or(b'0');
+                self.put(i, b);
+            }
+            self.put(at + int, b'.');
+            self.len += n + 1;
         }
     }
 }
