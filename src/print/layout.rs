@@ -7,8 +7,11 @@
 use super::digits::Decimal;
 use super::FORMAT_MAX;
 
-pub struct Writer<'a> {
-    buf: &'a mut [u8; FORMAT_MAX],
+/// The text being written. It owns its buffer (copied out at the end):
+/// through a `&mut` field, every byte stored would make the compiler reload
+/// the pointer and the length, as a `u8` store may alias them.
+pub struct Writer {
+    buf: [u8; FORMAT_MAX],
     pub len: usize,
 }
 
@@ -19,15 +22,53 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The number of decimal digits of n (1 for 0).
-#[inline]
+/// 10^k for k in 0..20.
+const POWERS: [u64; 20] = [
+    1,
+    10,
+    100,
+    1000,
+    10000,
+    100000,
+    1000000,
+    10000000,
+    100000000,
+    1000000000,
+    10000000000,
+    100000000000,
+    1000000000000,
+    10000000000000,
+    100000000000000,
+    1000000000000000,
+    10000000000000000,
+    100000000000000000,
+    1000000000000000000,
+    10000000000000000000,
+];
+
+/// The number of decimal digits of n (1 for 0), without branches: from the
+/// bit length (1233 / 4096 ~ log10 2), then one comparison.
+#[inline(always)]
 fn count_digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |l| l as usize + 1)
+    let bits = 64 - (n | 1).leading_zeros() as usize;
+    let t = (bits * 1233) >> 12;
+    (t + usize::from(n >= POWERS.get(t).copied().unwrap_or(u64::MAX))).max(1)
 }
 
-impl<'a> Writer<'a> {
-    pub fn new(buf: &'a mut [u8; FORMAT_MAX]) -> Self {
-        Writer { buf, len: 0 }
+impl Writer {
+    #[inline(always)]
+    pub fn new() -> Self {
+        Writer {
+            buf: [0; FORMAT_MAX],
+            len: 0,
+        }
+    }
+
+    /// Copy the text to `out`; returns its length.
+    #[inline(always)]
+    pub fn finish(self, out: &mut [u8; FORMAT_MAX]) -> usize {
+        *out = self.buf;
+        self.len
     }
 
     #[inline]
@@ -57,23 +98,54 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// The `n` digits of `v` at `at .. at + n`, written right to left.
-    #[inline]
-    fn digits_at(&mut self, at: usize, n: usize, mut v: u64) {
+    /// Two digits of `v` < 100 at `at`.
+    #[inline(always)]
+    fn pair(&mut self, at: usize, v: u32) {
+        let r = v as usize * 2;
+        self.put(at, PAIRS.get(r).copied().unwrap_or(b'0'));
+        self.put(at + 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
+    }
+
+    /// Exactly eight digits of `v` < 10^8 at `at`: four independent pairs,
+    /// so the divisions do not wait on each other.
+    #[inline(always)]
+    fn eight(&mut self, at: usize, v: u32) {
+        let (hi, lo) = (v / 10_000, v % 10_000);
+        self.pair(at, hi / 100);
+        self.pair(at + 2, hi % 100);
+        self.pair(at + 4, lo / 100);
+        self.pair(at + 6, lo % 100);
+    }
+
+    /// The `n` digits of `v` (n = count_digits(v) <= 8) at `at`.
+    #[inline(always)]
+    fn small(&mut self, at: usize, n: usize, mut v: u32) {
         let mut end = at + n;
         while v >= 100 {
-            let r = (v % 100) as usize * 2;
-            v /= 100;
             end -= 2;
-            self.put(end, PAIRS.get(r).copied().unwrap_or(b'0'));
-            self.put(end + 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
+            self.pair(end, v % 100);
+            v /= 100;
         }
         if v >= 10 {
-            let r = v as usize * 2;
-            self.put(end - 2, PAIRS.get(r).copied().unwrap_or(b'0'));
-            self.put(end - 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
+            self.pair(end - 2, v);
         } else {
             self.put(end - 1, b'0' + v as u8);
+        }
+    }
+
+    /// The `n` digits of `v` (n = count_digits(v)) at `at .. at + n`.
+    #[inline]
+    fn digits_at(&mut self, at: usize, n: usize, v: u64) {
+        if n <= 8 {
+            self.small(at, n, v as u32);
+        } else if n <= 16 {
+            self.small(at, n - 8, (v / 100_000_000) as u32);
+            self.eight(at + n - 8, (v % 100_000_000) as u32);
+        } else {
+            let (hi, lo) = (v / 100_000_000, (v % 100_000_000) as u32);
+            self.small(at, n - 16, (hi / 100_000_000) as u32);
+            self.eight(at + n - 16, (hi % 100_000_000) as u32);
+            self.eight(at + n - 8, lo);
         }
     }
 

@@ -6,7 +6,7 @@ pub mod digits;
 mod layout;
 pub mod pow10;
 
-use crate::format::{Format, F64};
+use crate::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
 use digits::{shortest, Decimal};
@@ -25,7 +25,7 @@ pub enum PrintError {
 }
 
 /// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`.
-#[inline]
+#[inline(always)]
 pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     let f = fmt.fraction_bits;
     let exp = (mag >> f) as i32;
@@ -44,6 +44,7 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
 }
 
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
+#[inline(always)]
 fn float(w: &mut Writer, fmt: Format, bits: u64) {
     if fmt.is_nan(bits) {
         return w.bytes(b"nan");
@@ -64,7 +65,7 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
-    let mut w = Writer::new(out);
+    let mut w = Writer::new();
     let bits = dt.bits();
     let raw = if bits >= 128 {
         raw
@@ -72,6 +73,14 @@ pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
         raw & ((1 << bits) - 1)
     };
     match dt.class() {
+        // One copy per format, so that each format's constants fold in.
+        Class::Float(f) if f == F64 => float(&mut w, F64, raw as u64),
+        Class::Float(f) if f == F32 => float(&mut w, F32, raw as u64),
+        Class::Float(f) if f == F16 => float(&mut w, F16, raw as u64),
+        Class::Float(f) if f == BF16 => float(&mut w, BF16, raw as u64),
+        Class::Float(f) if f == E4M3FN => float(&mut w, E4M3FN, raw as u64),
+        Class::Float(f) if f == E5M2 => float(&mut w, E5M2, raw as u64),
+        Class::Float(f) if f == E2M1FN => float(&mut w, E2M1FN, raw as u64),
         Class::Float(f) => float(&mut w, f, raw as u64),
         Class::Complex(f) => {
             let re = raw as u64 & (f.sign_mask() | f.magnitude_mask());
@@ -94,7 +103,7 @@ pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
         },
         Class::Bool | Class::Bit => w.bytes(if raw != 0 { b"true" } else { b"false" }),
     }
-    w.len
+    w.finish(out)
 }
 
 /// Write pp_value of the double `x` as a value of float dtype `dt`; a finite
@@ -104,14 +113,14 @@ pub fn format_f64(dt: Dtype, x: f64, out: &mut [u8; FORMAT_MAX]) -> Result<usize
     let fmt = dt.float_format().ok_or(PrintError::Kind)?;
     let bits = x.to_bits();
     if fmt == F64 || !x.is_finite() {
-        let mut w = Writer::new(out);
+        let mut w = Writer::new();
         float(&mut w, F64, bits);
-        return Ok(w.len);
+        return Ok(w.finish(out));
     }
     if !is_value(fmt, bits) {
         return Err(PrintError::NotValue);
     }
-    let mut w = Writer::new(out);
+    let mut w = Writer::new();
     float(&mut w, fmt, store_f64(fmt, bits));
-    Ok(w.len)
+    Ok(w.finish(out))
 }

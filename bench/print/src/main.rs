@@ -38,7 +38,11 @@ fn time<T: Copy>(vals: &[T], mut f: impl FnMut(T) -> usize) -> f64 {
 /// Random finite, non-NaN element bits of a float dtype.
 fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
     let fmt = dt.float_format().unwrap();
-    let mask = if fmt.bits() == 64 { u64::MAX } else { (1u64 << fmt.bits()) - 1 };
+    let mask = if fmt.bits() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << fmt.bits()) - 1
+    };
     let mut v = Vec::with_capacity(N);
     while v.len() < N {
         let b = rng.next() & mask;
@@ -50,7 +54,6 @@ fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
 }
 
 fn main() {
-    if std::env::var("PROBE").is_ok() { probe(); return; }
     let mut rng = Rng(0x243F6A8885A308D3);
     let mut out = [0u8; FORMAT_MAX];
     println!("| format | nx_dtype | ryu | dragonbox | zmij |");
@@ -81,16 +84,4 @@ fn main() {
     println!();
     println!("ns per value, best of {ROUNDS} rounds over {N} random finite values (random bit patterns);");
     println!("nx_dtype is `print::format_elem` (digits and layout, into a 64-byte buffer).");
-}
-#[allow(dead_code)]
-pub fn probe() {
-    use nx_dtype::print::decimal_of_bits;
-    let mut rng = Rng(1);
-    for code in [0, 6] {
-        let dt = Dtype::from_code(code).unwrap();
-        let fmt = dt.float_format().unwrap();
-        let bits: Vec<u64> = random_bits(dt, &mut rng).iter().map(|&b| b as u64 & fmt.magnitude_mask()).filter(|&b| b != 0).collect();
-        let t = time(&bits, |b| decimal_of_bits(fmt, b).digits as usize);
-        eprintln!("probe {} decimal_of_bits {t:.1}", dt.name());
-    }
 }
