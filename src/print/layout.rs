@@ -7,11 +7,12 @@
 use super::digits::Decimal;
 use super::FORMAT_MAX;
 
-/// The text being written. It owns its buffer (copied out at the end):
-/// through a `&mut` field, every byte stored would make the compiler reload
-/// the pointer and the length, as a `u8` store may alias them.
-pub struct Writer {
-    buf: [u8; FORMAT_MAX],
+/// The text being written into the caller's buffer. Every method inlines
+/// into `format_elem`, where the buffer is a `&mut` argument: the compiler
+/// then keeps the length in a register instead of reloading it after each
+/// byte stored (a `u8` store may alias anything behind a pointer).
+pub struct Writer<'a> {
+    buf: &'a mut [u8; FORMAT_MAX],
     pub len: usize,
 }
 
@@ -55,43 +56,39 @@ fn count_digits(n: u64) -> usize {
     (t + usize::from(n >= POWERS.get(t).copied().unwrap_or(u64::MAX))).max(1)
 }
 
-impl Writer {
+impl<'a> Writer<'a> {
     #[inline(always)]
-    pub fn new() -> Self {
-        Writer {
-            buf: [0; FORMAT_MAX],
-            len: 0,
-        }
+    pub fn new(buf: &'a mut [u8; FORMAT_MAX]) -> Self {
+        Writer { buf, len: 0 }
     }
 
-    /// Copy the text to `out`; returns its length.
+    /// The text's length.
     #[inline(always)]
-    pub fn finish(self, out: &mut [u8; FORMAT_MAX]) -> usize {
-        *out = self.buf;
+    pub fn finish(self) -> usize {
         self.len
     }
 
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, at: usize, b: u8) {
         if let Some(slot) = self.buf.get_mut(at) {
             *slot = b;
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn byte(&mut self, b: u8) {
         self.put(self.len, b);
         self.len += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bytes(&mut self, s: &[u8]) {
         for &b in s {
             self.byte(b);
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn zeros(&mut self, n: usize) {
         for _ in 0..n {
             self.byte(b'0');
@@ -134,7 +131,7 @@ impl Writer {
     }
 
     /// The `n` digits of `v` (n = count_digits(v)) at `at .. at + n`.
-    #[inline]
+    #[inline(always)]
     fn digits_at(&mut self, at: usize, n: usize, v: u64) {
         if n <= 8 {
             self.small(at, n, v as u32);
@@ -150,7 +147,7 @@ impl Writer {
     }
 
     /// Append the digits of `v`.
-    #[inline]
+    #[inline(always)]
     fn uint(&mut self, v: u64) {
         let n = count_digits(v);
         self.digits_at(self.len, n, v);
@@ -168,7 +165,7 @@ impl Writer {
 
     /// A positive decimal by SEMANTICS.md's rule: positionally iff its first
     /// digit's exponent X is in -4..16, else as d.ddde±XX.
-    #[inline]
+    #[inline(always)]
     pub fn decimal(&mut self, d: Decimal) {
         let n = count_digits(d.digits);
         let x = d.exp + n as i32 - 1;

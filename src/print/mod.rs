@@ -65,7 +65,7 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
-    let mut w = Writer::new();
+    let mut w = Writer::new(out);
     let bits = dt.bits();
     let raw = if bits >= 128 {
         raw
@@ -103,7 +103,7 @@ pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
         },
         Class::Bool | Class::Bit => w.bytes(if raw != 0 { b"true" } else { b"false" }),
     }
-    w.finish(out)
+    w.finish()
 }
 
 /// Write pp_value of the double `x` as a value of float dtype `dt`; a finite
@@ -113,14 +113,14 @@ pub fn format_f64(dt: Dtype, x: f64, out: &mut [u8; FORMAT_MAX]) -> Result<usize
     let fmt = dt.float_format().ok_or(PrintError::Kind)?;
     let bits = x.to_bits();
     if fmt == F64 || !x.is_finite() {
-        let mut w = Writer::new();
+        let mut w = Writer::new(out);
         float(&mut w, F64, bits);
-        return Ok(w.finish(out));
+        return Ok(w.finish());
     }
     if !is_value(fmt, bits) {
         return Err(PrintError::NotValue);
     }
-    let mut w = Writer::new();
+    let mut w = Writer::new(out);
     float(&mut w, fmt, store_f64(fmt, bits));
-    Ok(w.finish(out))
+    Ok(w.finish())
 }

@@ -38,11 +38,7 @@ fn time<T: Copy>(vals: &[T], mut f: impl FnMut(T) -> usize) -> f64 {
 /// Random finite, non-NaN element bits of a float dtype.
 fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
     let fmt = dt.float_format().unwrap();
-    let mask = if fmt.bits() == 64 {
-        u64::MAX
-    } else {
-        (1u64 << fmt.bits()) - 1
-    };
+    let mask = if fmt.bits() == 64 { u64::MAX } else { (1u64 << fmt.bits()) - 1 };
     let mut v = Vec::with_capacity(N);
     while v.len() < N {
         let b = rng.next() & mask;
