@@ -350,6 +350,8 @@ fn text_f64(d: Dtype, x: f64) -> Result<String, PrintError> {
 /// Check one finite value against the reference; returns whether it tied.
 fn check_float(d: Dtype, fmt: Format, bits: u64) -> bool {
     let text = text_elem(d, bits as u128);
+    // Again: the formats of at most 16 bits now copy the remembered text.
+    assert_eq!(text_elem(d, bits as u128), text);
     let neg = bits & fmt.sign_mask() != 0;
     let mag = bits & fmt.magnitude_mask();
     // Reads back as the same value.
@@ -632,4 +634,28 @@ fn every_float32() {
         }
     }
     eprintln!("every float32: {ties} ties where std rounds up, confirmed exactly");
+}
+
+/// Threads racing to fill the remembered texts all print the same.
+#[test]
+fn remembered_texts_under_threads() {
+    let d = dt(3);
+    let texts: Vec<Vec<String>> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..4)
+            .map(|k| {
+                s.spawn(move || {
+                    (0..1u128 << 16)
+                        .map(|i| text_elem(d, i ^ (k * 0x5555)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (k, t) in texts.iter().enumerate() {
+        for (i, text) in t.iter().enumerate() {
+            let j = i ^ (k * 0x5555);
+            assert_eq!(text, &texts[0][j], "{j:#x}");
+        }
+    }
 }

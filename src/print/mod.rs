@@ -4,9 +4,10 @@
 
 pub mod digits;
 mod layout;
+mod memo;
 pub mod pow10;
 
-use crate::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32, F64};
+use crate::format::{Format, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
 use digits::{shortest, Decimal};
@@ -65,22 +66,26 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
-    let mut w = Writer::new(out);
     let bits = dt.bits();
     let raw = if bits >= 128 {
         raw
     } else {
         raw & ((1 << bits) - 1)
     };
+    if let Class::Float(f) = dt.class() {
+        if let Some(table) = memo::table(f) {
+            return memo::text(table, raw as u64, out, |out| {
+                let mut w = Writer::new(out);
+                float(&mut w, f, raw as u64);
+                w.finish()
+            });
+        }
+    }
+    let mut w = Writer::new(out);
     match dt.class() {
         // One copy per format, so that each format's constants fold in.
         Class::Float(f) if f == F64 => float(&mut w, F64, raw as u64),
         Class::Float(f) if f == F32 => float(&mut w, F32, raw as u64),
-        Class::Float(f) if f == F16 => float(&mut w, F16, raw as u64),
-        Class::Float(f) if f == BF16 => float(&mut w, BF16, raw as u64),
-        Class::Float(f) if f == E4M3FN => float(&mut w, E4M3FN, raw as u64),
-        Class::Float(f) if f == E5M2 => float(&mut w, E5M2, raw as u64),
-        Class::Float(f) if f == E2M1FN => float(&mut w, E2M1FN, raw as u64),
         Class::Float(f) => float(&mut w, f, raw as u64),
         Class::Complex(f) => {
             let re = raw as u64 & (f.sign_mask() | f.magnitude_mask());
@@ -120,7 +125,14 @@ pub fn format_f64(dt: Dtype, x: f64, out: &mut [u8; FORMAT_MAX]) -> Result<usize
     if !is_value(fmt, bits) {
         return Err(PrintError::NotValue);
     }
-    let mut w = Writer::new(out);
-    float(&mut w, fmt, store_f64(fmt, bits));
-    Ok(w.finish())
+    let elem = store_f64(fmt, bits);
+    let print = |out: &mut [u8; FORMAT_MAX]| {
+        let mut w = Writer::new(out);
+        float(&mut w, fmt, elem);
+        w.finish()
+    };
+    Ok(match memo::table(fmt) {
+        Some(table) => memo::text(table, elem, out, print),
+        None => print(out),
+    })
 }
