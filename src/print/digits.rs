@@ -100,20 +100,24 @@ pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
     trim(s + u64::from(up), k)
 }
 
-/// Strip trailing zeros, moving them into the exponent.
+/// Strip trailing zeros, moving them into the exponent: most results have
+/// none; the others (up to 17, as for 0.1) go in halving steps.
 #[inline]
 fn trim(mut digits: u64, mut exp: i32) -> Decimal {
-    if digits == 0 {
+    if digits == 0 || digits % 10 != 0 {
         return Decimal { digits, exp };
     }
-    // Most results have none; test two at a time first.
-    while digits % 100 == 0 {
-        digits /= 100;
-        exp += 2;
-    }
-    if digits % 10 == 0 {
-        digits /= 10;
-        exp += 1;
+    for (p, k) in [
+        (10_000_000_000_000_000, 16),
+        (100_000_000, 8),
+        (10_000, 4),
+        (100, 2),
+        (10, 1),
+    ] {
+        if digits % p == 0 {
+            digits /= p;
+            exp += k;
+        }
     }
     Decimal { digits, exp }
 }
