@@ -56,6 +56,20 @@ fn count_digits(n: u64) -> usize {
     (t + usize::from(n >= POWERS.get(t).copied().unwrap_or(u64::MAX))).max(1)
 }
 
+/// The eight ASCII digits of `v` < 10^8, first digit in the low byte: the
+/// halves, quarters and digits split in lanes of one word (the divisions
+/// by 100 and 10 as multiplications, exact in these ranges).
+#[inline(always)]
+fn eight_digits(v: u32) -> u64 {
+    let v = u64::from(v);
+    let halves = v / 10_000 + ((v % 10_000) << 32);
+    let hundreds = ((halves * 10486) >> 20) & 0x0000_007F_0000_007F;
+    let quarters = hundreds + ((halves - hundreds * 100) << 16);
+    let tens = ((quarters * 103) >> 10) & 0x000F_000F_000F_000F;
+    let digits = tens + ((quarters - tens * 10) << 8);
+    digits + 0x3030_3030_3030_3030
+}
+
 impl<'a> Writer<'a> {
     #[inline(always)]
     pub fn new(buf: &'a mut [u8; FORMAT_MAX]) -> Self {
@@ -103,20 +117,24 @@ impl<'a> Writer<'a> {
         self.put(at + 1, PAIRS.get(r + 1).copied().unwrap_or(b'0'));
     }
 
-    /// Exactly eight digits of `v` < 10^8 at `at`: four independent pairs,
-    /// so the divisions do not wait on each other.
+    /// Exactly eight digits of `v` < 10^8 at `at`, stored at once.
     #[inline(always)]
     fn eight(&mut self, at: usize, v: u32) {
-        let (hi, lo) = (v / 10_000, v % 10_000);
-        self.pair(at, hi / 100);
-        self.pair(at + 2, hi % 100);
-        self.pair(at + 4, lo / 100);
-        self.pair(at + 6, lo % 100);
+        if let Some(dst) = self.buf.get_mut(at..at + 8) {
+            dst.copy_from_slice(&eight_digits(v).to_le_bytes());
+        }
     }
 
     /// The `n` digits of `v` (n = count_digits(v) <= 8) at `at`.
     #[inline(always)]
     fn small(&mut self, at: usize, n: usize, mut v: u32) {
+        // All eight at once, leading zeros shifted out; the bytes past the
+        // n digits are scratch that later writes cover or `len` excludes.
+        if let Some(dst) = self.buf.get_mut(at..at + 8) {
+            let shift = 8 * (8 - n.clamp(1, 8)) as u32;
+            dst.copy_from_slice(&(eight_digits(v) >> shift).to_le_bytes());
+            return;
+        }
         let mut end = at + n;
         while v >= 100 {
             end -= 2;
@@ -208,5 +226,35 @@ impl<'a> Writer<'a> {
             self.put(at + int, b'.');
             self.len += n + 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_digits_at_every_step() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let want = format!("{v:08}");
+            assert_eq!(&eight_digits(v).to_le_bytes(), want.as_bytes(), "{v}");
+            v += 997;
+        }
+        for v in [0, 9, 10, 99, 100, 9999, 10_000, 99_999_999] {
+            assert_eq!(&eight_digits(v).to_le_bytes(), format!("{v:08}").as_bytes());
+        }
+    }
+
+    #[test]
+    fn digit_counts() {
+        let mut p = 1u64;
+        for k in 1..20 {
+            assert_eq!(count_digits(p), k);
+            assert_eq!(count_digits(p * 10 - 1), k);
+            p = p.saturating_mul(10);
+        }
+        assert_eq!(count_digits(0), 1);
+        assert_eq!(count_digits(u64::MAX), 20);
     }
 }
