@@ -2,7 +2,7 @@
 //! random finite values, beside ryu, dragonbox and zmij (float64, float32) on
 //! the same values in the same run. Prints a markdown table.
 
-use nx_dtype::print::{format_elem, FORMAT_MAX};
+use nx_dtype::print::{decimal_of_bits, format_elem, FORMAT_MAX};
 use nx_dtype::table::Dtype;
 use std::hint::black_box;
 use std::time::Instant;
@@ -38,7 +38,11 @@ fn time<T: Copy>(vals: &[T], mut f: impl FnMut(T) -> usize) -> f64 {
 /// Random finite, non-NaN element bits of a float dtype.
 fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
     let fmt = dt.float_format().unwrap();
-    let mask = if fmt.bits() == 64 { u64::MAX } else { (1u64 << fmt.bits()) - 1 };
+    let mask = if fmt.bits() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << fmt.bits()) - 1
+    };
     let mut v = Vec::with_capacity(N);
     while v.len() < N {
         let b = rng.next() & mask;
@@ -52,12 +56,21 @@ fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
 fn main() {
     let mut rng = Rng(0x243F6A8885A308D3);
     let mut out = [0u8; FORMAT_MAX];
-    println!("| format | nx_dtype | ryu | dragonbox | zmij |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| format | nx_dtype text | nx_dtype digits only | ryu | dragonbox | zmij |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for code in 0..=6 {
         let dt = Dtype::from_code(code).unwrap();
         let bits = random_bits(dt, &mut rng);
         let ours = time(&bits, |b| format_elem(dt, b, &mut out));
+        // The engine alone, never remembered: what a first print costs,
+        // less the layout.
+        let fmt = dt.float_format().unwrap();
+        let mags: Vec<u64> = bits
+            .iter()
+            .map(|&b| b as u64 & fmt.magnitude_mask())
+            .filter(|&m| m != 0)
+            .collect();
+        let engine = time(&mags, |m| decimal_of_bits(fmt, m).digits as usize);
         let (mut r, mut d, mut z) = ("".to_string(), "".to_string(), "".to_string());
         if code == 0 {
             let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
@@ -75,9 +88,14 @@ fn main() {
             z = format!("{:.1}", time(&xs, |x| zb.format_finite(x).len()));
             d = "n/a".into();
         }
-        println!("| {} | {ours:.1} | {r} | {d} | {z} |", dt.name());
+        println!(
+            "| {} | {ours:.1} | {engine:.1} | {r} | {d} | {z} |",
+            dt.name()
+        );
     }
     println!();
     println!("ns per value, best of {ROUNDS} rounds over {N} random finite values (random bit patterns);");
-    println!("nx_dtype is `print::format_elem` (digits and layout, into a 64-byte buffer).");
+    println!("nx_dtype text is `print::format_elem` (digits and layout, into a 64-byte buffer;");
+    println!("the formats of at most 16 bits copy the text remembered from the first print);");
+    println!("digits only is `print::decimal_of_bits`, the engine without layout or memo.");
 }
