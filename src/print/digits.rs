@@ -8,6 +8,11 @@
 //! The interval is always `[c - 1/2, c + 1/2] * 2^q` (`c - 1/4` below a power
 //! of two): the exponent is unbounded above, so the largest finite value's
 //! upper boundary is the half step past it, whatever the format does there.
+//!
+//! Giulietti proves the 128-bit products exact enough for float64's (c, q);
+//! the narrower formats' pairs are checked instead: every value of every
+//! format of at most 16 bits against an exact-rational reference
+//! (tests/print.rs), and every float32 by `--ignored every_float32`.
 
 use super::pow10::{POW10, POW10_MIN};
 
@@ -80,7 +85,9 @@ pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
     let s = vb >> 2;
     if s >= 10 {
         // One digit fewer, if exactly one multiple of 10^(k+1) fits (two
-        // cannot: the interval is narrower than 10^(k+1)).
+        // cannot: the interval is narrower than 10^(k+1)). Below 10 it has
+        // no fewer: 0.1 and 0.09 both have one digit, and the nearer of the
+        // two is chosen below.
         let sp = s / 10;
         let up_in = lower <= 40 * sp;
         let wp_in = 40 * sp + 40 <= upper;

@@ -1,8 +1,8 @@
 //! Layout: a `Decimal`, an integer or a word, written into a fixed buffer of
 //! `FORMAT_MAX` bytes. Writes past the end are dropped rather than panicking;
 //! no text here comes near the end (the longest is a complex128, 2 * 24 + 2).
-//! Digits go straight to their final place, two at a time, with no scratch
-//! copy and no `memcpy` call: this is most of the cost of printing.
+//! Digits go straight to their final place, eight per word store, with no
+//! scratch copy.
 
 use super::digits::Decimal;
 use super::FORMAT_MAX;
