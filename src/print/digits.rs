@@ -55,7 +55,7 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
 /// The decimal pp_value prints for the positive value `c * 2^q` (c >= 1),
 /// whose lower neighbour is a quarter step away when `lower_closer` (the
 /// value is a power of two above the least normal), else half a step.
-#[inline]
+#[inline(always)]
 pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
     // Ties-to-even rounds a boundary to the value iff c is even.
     let open = c & 1;
@@ -109,7 +109,7 @@ pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
 
 /// Strip trailing zeros, moving them into the exponent: most results have
 /// none; the others (up to 17, as for 0.1) go in halving steps.
-#[inline]
+#[inline(always)]
 fn trim(mut digits: u64, mut exp: i32) -> Decimal {
     if digits == 0 || digits % 10 != 0 {
         return Decimal { digits, exp };

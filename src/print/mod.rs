@@ -66,6 +66,19 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
+    // The two widest floats first, straight to their engine with their
+    // format's constants folded in.
+    let class = dt.class();
+    if class == Class::Float(F64) {
+        let mut w = Writer::new(out);
+        float(&mut w, F64, raw as u64);
+        return w.finish();
+    }
+    if class == Class::Float(F32) {
+        let mut w = Writer::new(out);
+        float(&mut w, F32, raw as u32 as u64);
+        return w.finish();
+    }
     let bits = dt.bits();
     let raw = if bits >= 128 {
         raw
@@ -83,9 +96,6 @@ pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
     }
     let mut w = Writer::new(out);
     match dt.class() {
-        // One copy per format, so that each format's constants fold in.
-        Class::Float(f) if f == F64 => float(&mut w, F64, raw as u64),
-        Class::Float(f) if f == F32 => float(&mut w, F32, raw as u64),
         Class::Float(f) => float(&mut w, f, raw as u64),
         Class::Complex(f) => {
             let re = raw as u64 & (f.sign_mask() | f.magnitude_mask());
