@@ -99,11 +99,9 @@ pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
     // least one of which fits): the one inside, or the nearer, ties even.
     let u_in = lower <= 4 * s;
     let w_in = 4 * s + 4 <= upper;
-    if u_in != w_in {
-        return trim(s + u64::from(w_in), k);
-    }
     let mid = 4 * s + 2;
-    let up = vb > mid || (vb == mid && s & 1 != 0);
+    let nearer_up = vb > mid || (vb == mid && s & 1 != 0);
+    let up = if u_in != w_in { w_in } else { nearer_up };
     trim(s + u64::from(up), k)
 }
 
