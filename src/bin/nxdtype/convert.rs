@@ -6,7 +6,7 @@ use crate::abi::{self, Dt};
 use crate::show::options;
 use crate::{dtype, run_err, usage, wants_help, Fail, R};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, IsTerminal, Read, Write};
+use std::io::{self, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -246,8 +246,10 @@ pub fn main(args: &[String]) -> R<()> {
         w.write_all(&npy::header(d, src.fortran_order, &src.shape))
             .map_err(write_err)?;
     }
+    // The header was read through a buffer: seek to the data explicitly.
+    file.seek(SeekFrom::Start(src.offset as u64))
+        .map_err(|e| read_err(inp, &e))?;
     let mut r = BufReader::with_capacity(1 << 20, &mut file);
-    io::copy(&mut (&mut r).take(src.offset as u64), &mut io::sink()).map_err(|e| read_err(inp, &e))?;
     let bytes = |dt: Dt, n: u64| dt.bytes(n).unwrap_or(0);
     let mut sbuf = vec![0u8; bytes(src.dt, BLOCK.min(src.n))];
     let mut dbuf = vec![0u8; bytes(to, BLOCK.min(src.n))];

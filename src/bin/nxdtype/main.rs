@@ -107,9 +107,7 @@ fn run(args: &[String]) -> R<()> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = run(&args);
-    let flushed = io::stdout().flush();
     match result {
-        Ok(()) if flushed.is_ok() => ExitCode::SUCCESS,
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail::Usage(msg)) => {
             if !msg.is_empty() {

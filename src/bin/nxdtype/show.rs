@@ -222,7 +222,11 @@ pub fn values(args: &[String]) -> R<()> {
 
 /// One number typed by the user, stored into `dt`.
 fn store_real(dt: Dt, x: &str) -> R<(Vec<u8>, Option<Dec>)> {
-    let stored = if let Ok(i) = x.parse::<i64>() {
+    // "-0" is the float -0, not the integer 0.
+    let stored = if let Ok(i) = x.parse::<i64>().map_err(drop).and_then(|i| match i {
+        0 if x.starts_with('-') => Err(()),
+        i => Ok(i),
+    }) {
         dt.store_i64(i).map(|e| (e, Some(Dec::from_i128(i.into()))))
     } else if let Ok(u) = x.parse::<u64>() {
         dt.store_u64(u).map(|e| (e, Some(Dec::from_i128(u.into()))))
