@@ -58,4 +58,7 @@ test-package: lib nxdtype
 	  MAKE="$(MAKE) --no-print-directory" CC="$(CC)" WARN="$(WARN)" \
 	  PYTHON=$(PYTHON) scripts/test-package
 
+# tests/python/test_nxdtype.py (in test-python) runs the built command.
+test-python: nxdtype
+
 TEST_TARGETS += test-package

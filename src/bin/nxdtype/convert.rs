@@ -8,6 +8,7 @@ use crate::{dtype, run_err, usage, wants_help, Fail, R};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const HELP: &str = "\
@@ -37,6 +38,23 @@ const BLOCK: u64 = 1 << 18;
 /// Files at least this large get a progress bar (on a terminal).
 const PROGRESS_MIN: u64 = 64 << 20;
 
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Ctrl-C or a kill during a conversion stops it between blocks, so that the
+/// temporary file is removed rather than left behind.
+fn catch_signals() {
+    let handler = on_signal as extern "C" fn(libc::c_int);
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic, which is
+        // async-signal-safe.
+        unsafe { libc::signal(sig, handler as libc::sighandler_t) };
+    }
+}
+
 /// A temporary file beside OUT, removed unless `commit` renames it onto OUT.
 struct Temp {
     path: PathBuf,
@@ -49,13 +67,15 @@ impl Temp {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = out.file_name().map_or_else(
-            || String::from("out"),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = out
+            .file_name()
+            .map_or_else(|| String::from("out"), |n| n.to_string_lossy().into_owned());
         let path = dir.join(format!(".{name}.nxdtype-{}.tmp", std::process::id()));
         match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(f) => Ok(Temp { path, file: Some(f) }),
+            Ok(f) => Ok(Temp {
+                path,
+                file: Some(f),
+            }),
             Err(e) => run_err(format!("cannot write {}: {}", out.display(), plain(&e))),
         }
     }
@@ -88,8 +108,7 @@ fn plain(e: &io::Error) -> String {
 }
 
 fn is_npy(p: &Path) -> bool {
-    p.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"))
 }
 
 /// What IN holds: dtype, element count, shape, where the data starts.
@@ -120,7 +139,13 @@ fn input(path: &Path, file: &mut File, from: Option<Dt>) -> R<Input> {
             ));
         }
         let n = size * 8 / bits;
-        return Ok(Input { dt, n, shape: vec![n], fortran_order: false, offset: 0 });
+        return Ok(Input {
+            dt,
+            n,
+            shape: vec![n],
+            fortran_order: false,
+            offset: 0,
+        });
     }
     let h = npy::read_header(&mut BufReader::new(&mut *file))
         .map_err(|e| Fail::Run(format!("{name}: {e}")))?;
@@ -164,7 +189,13 @@ fn input(path: &Path, file: &mut File, from: Option<Dt>) -> R<Input> {
             if have < want { " (truncated)" } else { "" }
         ));
     }
-    Ok(Input { dt, n, shape: h.shape, fortran_order: h.fortran_order, offset: h.len })
+    Ok(Input {
+        dt,
+        n,
+        shape: h.shape,
+        fortran_order: h.fortran_order,
+        offset: h.len,
+    })
 }
 
 /// A progress bar on stderr, redrawn at most ten times a second.
@@ -177,7 +208,11 @@ struct Progress {
 impl Progress {
     fn new(total_bytes: u64) -> Progress {
         let on = total_bytes >= PROGRESS_MIN && io::stderr().is_terminal();
-        Progress { total: total_bytes, last: Instant::now(), on }
+        Progress {
+            total: total_bytes,
+            last: Instant::now(),
+            on,
+        }
     }
 
     fn show(&mut self, done: u64, last: bool) {
@@ -239,9 +274,16 @@ pub fn main(args: &[String]) -> R<()> {
             to.name()
         );
     }
+    catch_signals();
     let tmp = Temp::create(outp)?;
-    let write_err = |e: io::Error| Fail::Run(format!("cannot write {}: {}", outp.display(), plain(&e)));
-    let mut w = io::BufWriter::with_capacity(1 << 20, tmp.file.as_ref().ok_or_else(|| Fail::Run(String::from("internal")))?);
+    let write_err =
+        |e: io::Error| Fail::Run(format!("cannot write {}: {}", outp.display(), plain(&e)));
+    let mut w = io::BufWriter::with_capacity(
+        1 << 20,
+        tmp.file
+            .as_ref()
+            .ok_or_else(|| Fail::Run(String::from("internal")))?,
+    );
     if let Some(d) = descr {
         w.write_all(&npy::header(d, src.fortran_order, &src.shape))
             .map_err(write_err)?;
@@ -257,6 +299,9 @@ pub fn main(args: &[String]) -> R<()> {
     let mut progress = Progress::new(total_in);
     let mut done = 0u64;
     while done < src.n {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            return run_err(format!("interrupted: {} not written", outp.display()));
+        }
         let k = BLOCK.min(src.n - done);
         let (sb, db) = (bytes(src.dt, k), bytes(to, k));
         let (Some(s), Some(d)) = (sbuf.get_mut(..sb), dbuf.get_mut(..db)) else {
@@ -276,7 +321,9 @@ pub fn main(args: &[String]) -> R<()> {
     tmp.commit(outp)?;
     let used = abi::kernel_isa();
     if let Some(level) = isa.filter(|l| *l != used) {
-        eprintln!("nxdtype: note: --isa {level}: the library uses {used} (unknown or unsupported level)");
+        eprintln!(
+            "nxdtype: note: --isa {level}: the library uses {used} (unknown or unsupported level)"
+        );
     }
     println!(
         "{} -> {}: {} elements {} -> {} ({}, kernels {used})",

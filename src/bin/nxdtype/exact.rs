@@ -143,10 +143,18 @@ impl Dec {
         let e_abs = u32::try_from(e.unsigned_abs()).ok()?;
         if e >= 0 {
             digits.mul_pow(2, e_abs, 31);
-            Some(Dec { neg: x < 0.0, digits, exp: 0 })
+            Some(Dec {
+                neg: x.is_sign_negative(),
+                digits,
+                exp: 0,
+            })
         } else {
             digits.mul_pow(5, e_abs, 13);
-            Some(Dec { neg: x < 0.0, digits, exp: e })
+            Some(Dec {
+                neg: x.is_sign_negative(),
+                digits,
+                exp: e,
+            })
         }
     }
 
@@ -199,7 +207,11 @@ impl Dec {
         } else {
             (!self.neg, b.sub(&a))
         };
-        Dec { neg: neg && !digits.is_zero(), digits, exp }
+        Dec {
+            neg: neg && !digits.is_zero(),
+            digits,
+            exp,
+        }
     }
 
     pub fn is_zero(&self) -> bool {
@@ -263,8 +275,14 @@ mod tests {
             tenth.as_deref(),
             Some("0.1000000000000000055511151231257827021181583404541015625")
         );
-        assert_eq!(Dec::from_f64(65504.0).map(|d| d.plain()).as_deref(), Some("65504"));
-        assert_eq!(Dec::from_f64(-0.0).map(|d| d.plain()).as_deref(), Some("-0"));
+        assert_eq!(
+            Dec::from_f64(65504.0).map(|d| d.plain()).as_deref(),
+            Some("65504")
+        );
+        assert_eq!(
+            Dec::from_f64(-0.0).map(|d| d.plain()).as_deref(),
+            Some("-0")
+        );
         let tiny = Dec::from_f64(f64::from_bits(1)).map(|d| d.plain());
         assert!(tiny.is_some_and(|t| t.starts_with("0.000") && t.ends_with("0625")));
     }
@@ -278,7 +296,9 @@ mod tests {
             Some("0.0000000000000000055511151231257827021181583404541015625")
         );
         assert_eq!(err.map(|e| e.approx()).as_deref(), Some("5.55e-18"));
-        let d = Dec::parse("-1.5e3").zip(Dec::parse("250")).map(|(a, b)| a.sub(&b));
+        let d = Dec::parse("-1.5e3")
+            .zip(Dec::parse("250"))
+            .map(|(a, b)| a.sub(&b));
         assert_eq!(d.map(|d| d.plain()).as_deref(), Some("-1750"));
         assert!(Dec::parse("1e").is_none() && Dec::parse(".").is_none());
         assert!(Dec::parse("inf").is_none() && Dec::parse("1e999999").is_none());

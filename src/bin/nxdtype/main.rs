@@ -93,14 +93,20 @@ fn run(args: &[String]) -> R<()> {
             Ok(())
         }
         "--version" | "version" => {
-            println!("nxdtype {} (kernels: {})", abi::version(), abi::kernel_isa());
+            println!(
+                "nxdtype {} (kernels: {})",
+                abi::version(),
+                abi::kernel_isa()
+            );
             Ok(())
         }
         "table" => show::table(rest),
         "values" => show::values(rest),
         "store" => show::store(rest),
         "convert" => convert::main(rest),
-        _ => usage(format!("unknown command '{cmd}' (nxdtype --help lists them)")),
+        _ => usage(format!(
+            "unknown command '{cmd}' (nxdtype --help lists them)"
+        )),
     }
 }
 

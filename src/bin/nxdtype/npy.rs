@@ -76,7 +76,10 @@ pub fn read_header(r: &mut impl Read) -> Result<Header, String> {
     r.read_exact(&mut text)
         .map_err(|_| String::from("truncated .npy header"))?;
     let text = String::from_utf8(text).map_err(|_| String::from("bad .npy header (not UTF-8)"))?;
-    let mut p = Parser { s: text.trim_end(), i: 0 };
+    let mut p = Parser {
+        s: text.trim_end(),
+        i: 0,
+    };
     let (descr, fortran_order, shape) = p
         .dict()
         .ok_or_else(|| format!("unsupported .npy header: {}", text.trim_end()))?;
@@ -145,7 +148,11 @@ impl Parser<'_> {
 
     fn string(&mut self) -> Option<String> {
         self.ws();
-        let q = self.rest().chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let q = self
+            .rest()
+            .chars()
+            .next()
+            .filter(|c| *c == '\'' || *c == '"')?;
         let body = self.rest().get(1..)?;
         let end = body.find(q)?;
         let s = body.get(..end)?.to_string();

@@ -83,8 +83,19 @@ pub fn table(args: &[String]) -> R<()> {
     let num = |x: f64| f64_dt.format_f64(x);
     let dash = || String::from("-");
     let mut rows = vec![[
-        "code", "name", "kind", "bits", "exp", "frac", "inf", "nan", "epsilon", "min_normal",
-        "min_subnormal", "min", "max",
+        "code",
+        "name",
+        "kind",
+        "bits",
+        "exp",
+        "frac",
+        "inf",
+        "nan",
+        "epsilon",
+        "min_normal",
+        "min_subnormal",
+        "min",
+        "max",
     ]
     .map(String::from)
     .to_vec()];
@@ -156,8 +167,11 @@ fn bound(s: &str) -> R<Bound> {
     }
 }
 
+/// Options given as `--name value`, in order.
+pub type Opts<'a> = Vec<(String, &'a str)>;
+
 /// Splits `--name V` options off the positional arguments.
-pub fn options<'a>(args: &'a [String], names: &[&str]) -> R<(Vec<(String, &'a str)>, Vec<&'a str>)> {
+pub fn options<'a>(args: &'a [String], names: &[&str]) -> R<(Opts<'a>, Vec<&'a str>)> {
     let (mut opts, mut pos) = (Vec::new(), Vec::new());
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -217,7 +231,8 @@ pub fn values(args: &[String]) -> R<()> {
             out(&mut w, format_args!("{}\t{text}\t{c}\n", hex(dt, elem)))?;
         }
     }
-    w.flush().or_else(|e| crate::run_err(format!("cannot write to stdout: {e}")))
+    w.flush()
+        .or_else(|e| crate::run_err(format!("cannot write to stdout: {e}")))
 }
 
 /// One number typed by the user, stored into `dt`.
@@ -263,8 +278,7 @@ fn complex_parts(x: &str) -> (&str, Option<&str>) {
     };
     let bytes = body.as_bytes();
     let split = (1..bytes.len()).rev().find(|&i| {
-        matches!(bytes.get(i), Some(b'+' | b'-'))
-            && !matches!(bytes.get(i - 1), Some(b'e' | b'E'))
+        matches!(bytes.get(i), Some(b'+' | b'-')) && !matches!(bytes.get(i - 1), Some(b'e' | b'E'))
     });
     match split {
         Some(i) => (body.get(..i).unwrap_or(""), body.get(i..)),
@@ -320,5 +334,6 @@ pub fn store(args: &[String]) -> R<()> {
         out(&mut w, format_args!("  exact  {}\n", exacts.join(" ")))?;
         out(&mut w, format_args!("  error  {}\n", errors.join(" ")))?;
     }
-    w.flush().or_else(|e| crate::run_err(format!("cannot write to stdout: {e}")))
+    w.flush()
+        .or_else(|e| crate::run_err(format!("cannot write to stdout: {e}")))
 }
