@@ -11,6 +11,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+# numpy warns when a cast meets NaN or overflows: here that is the point.
+pytestmark = pytest.mark.filterwarnings("ignore:.*encountered in cast:RuntimeWarning")
+
 ROOT = Path(__file__).resolve().parents[2]
 NXDTYPE = os.environ.get("NXDTYPE", str(ROOT / "target/release/nxdtype"))
 
