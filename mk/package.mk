@@ -40,7 +40,7 @@ install-c: lib nxdtype
 	ln -sf $(SONAME) $(I_LIB)/libnx_dtype.so
 	install -m 644 $(LIBDIR)/libnx_dtype.a $(I_LIB)/libnx_dtype.a
 	install -m 644 include/nx_dtype.h $(I_INC)/nx_dtype.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|' -e 's|@VERSION@|$(VERSION)|' \
 	  -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|' pkg/nx_dtype.pc.in > $(I_PC)/nx_dtype.pc
 	install -m 755 $(NXDTYPE) $(I_BIN)/nxdtype
 
