@@ -51,7 +51,7 @@ pub fn status_message(status: i64) -> String {
 }
 
 pub fn kernel_isa() -> String {
-    String::from("stub")
+    text(nx::nx_kernel_isa())
 }
 
 fn ok(status: i32) -> Result<(), String> {
@@ -220,10 +220,13 @@ pub fn convert(from: Dt, src: &[u8], to: Dt, dst: &mut [u8], n: usize) -> Result
     let n = i64::try_from(n).map_err(|e| e.to_string())?;
     // SAFETY: both buffers hold at least nx_dtype_bytes(dt, n) bytes (checked
     // above) and are distinct borrows, so they do not overlap.
-    let _ = (from, to, n);
-    let k = dst.len().min(src.len());
-    if let (Some(d), Some(s)) = (dst.get_mut(..k), src.get(..k)) {
-        d.copy_from_slice(s);
-    }
-    Ok(())
+    ok(unsafe {
+        nx::nx_convert(
+            from.0,
+            src.as_ptr().cast(),
+            to.0,
+            dst.as_mut_ptr().cast(),
+            n,
+        )
+    })
 }
