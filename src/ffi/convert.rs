@@ -59,7 +59,7 @@ unsafe fn convert_strided(
             std::slice::from_raw_parts_mut(dst.add(dp.lo), dp.len),
         )
     };
-    kernels::run(kernels::isa(), s, &sp, d, &dp, from, to, n as usize);
+    kernels::run(kernels::isa(), &sp, &dp, from, to, n as usize);
     Ok(())
 }
 
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn nx_convert(
         // SAFETY: the caller's contract is nx_convert_strided's with offsets
         // 0 and strides 1.
         let r = unsafe { convert_strided(src_dt, src, 0, 1, dst_dt, dst, 0, 1, n) };
-        r.err().unwrap_or(NX_OK)
+        status(r.map(|()| NX_OK)) as i32
     })
 }
 
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn nx_convert_strided(
                 src_dt, src, src_offset, src_stride, dst_dt, dst, dst_offset, dst_stride, n,
             )
         };
-        r.err().unwrap_or(NX_OK)
+        status(r.map(|()| NX_OK)) as i32
     })
 }
 

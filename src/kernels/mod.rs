@@ -134,6 +134,7 @@ pub struct Side {
 /// caller's pointer, and element `i` at bit `first + i * step` of that range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    pub dt: Dtype,
     pub lo: usize,
     pub len: usize,
     pub first: i64,
@@ -168,6 +169,7 @@ fn span(side: Side, n: i64) -> Result<Span, Status> {
         return Err(NX_ERR_RANGE);
     }
     Ok(Span {
+        dt: side.dt,
         lo: lo as usize,
         len: (end - lo) as usize,
         first: (i128::from(side.offset) * bits - lo * 8) as i64,
@@ -193,16 +195,8 @@ const BLOCK: usize = 256;
 
 /// Convert `n` elements from `src` (the source span's bytes) into `dst` (the
 /// destination span's bytes) with the kernel level `isa`.
-pub fn run(
-    isa: Isa,
-    s: Dtype,
-    sp: &Span,
-    d: Dtype,
-    dp: &Span,
-    src: &[u8],
-    dst: &mut [u8],
-    n: usize,
-) -> Status {
+pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) -> Status {
+    let (s, d) = (sp.dt, dp.dt);
     let k = Kernel::of(isa, s, d);
     let one = |dst: &mut [u8], i: usize| {
         let raw = pack::read(src, sp.bit(i), sp.bits);
