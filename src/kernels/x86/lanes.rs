@@ -106,6 +106,18 @@ pub fn enc(fmt: Format, a: u32) -> u32 {
     }
 }
 
+/// float32 bits rounded once into bfloat16 (`enc(BF16, a)`, shorter: the
+/// two share float32's exponent range, so rounding the bits is enough).
+#[inline(always)]
+pub fn enc_bf16(a: u32) -> u32 {
+    let r = a.wrapping_add(0x7FFF + ((a >> 16) & 1)) >> 16;
+    if a & 0x7FFF_FFFF > 0x7F80_0000 {
+        (a >> 16) | 0x40
+    } else {
+        r
+    }
+}
+
 /// float32 bits widened exactly to float64 bits (a NaN made quiet).
 #[inline(always)]
 pub fn dec_to_f64(a: u32) -> u64 {

@@ -8,11 +8,12 @@
 //! AVX-512 zmm with per-lane variable shifts and masks); float16 uses F16C
 //! instead (`f16c.rs`). The dispatch table is built once per level.
 
+mod avx512;
 mod f16c;
 pub mod lanes;
 
 use super::{Isa, SimdKernel};
-use crate::format::{BF16, E2M1FN, E4M3FN, E5M2, F16};
+use crate::format::{E2M1FN, E4M3FN, E5M2, F16};
 use crate::table::{Dtype, COUNT};
 use std::sync::OnceLock;
 
@@ -137,7 +138,7 @@ macro_rules! dst_nibbles {
     };
 }
 
-use lanes::{dec, dec_bf16, dec_to_f64, enc, f64_to_f32, int_to_f32, of_int, to_int};
+use lanes::{dec, dec_bf16, dec_to_f64, enc, enc_bf16, f64_to_f32, int_to_f32, of_int, to_int};
 
 src_bytes!(F32In, 1, u32, |v: u32| v);
 src_bytes!(F16In, 2, u16, |v: u16| dec(F16, v.into()));
@@ -171,7 +172,7 @@ src_bytes!(U32Near, 10, u32, |v: u32| int_to_f32(false, v, false));
 
 dst_bytes!(F32Out, 1, u32, |a: u32| a);
 dst_bytes!(F16Out, 2, u16, |a: u32| enc(F16, a) as u16);
-dst_bytes!(Bf16Out, 3, u16, |a: u32| enc(BF16, a) as u16);
+dst_bytes!(Bf16Out, 3, u16, |a: u32| enc_bf16(a) as u16);
 dst_bytes!(E4m3Out, 4, u8, |a: u32| enc(E4M3FN, a) as u8);
 dst_bytes!(E5m2Out, 5, u8, |a: u32| enc(E5M2, a) as u8);
 dst_nibbles!(E2m1Out, 6, |a: u32| enc(E2M1FN, a));

@@ -1,0 +1,498 @@
+//! Hand-written AVX-512 kernels for the pairs moved in bulk, replacing the
+//! vectorized generic loop where it is too slow. Same element maps as
+//! `lanes.rs`, and tested against the scalar reference like it; immune to
+//! MXCSR: rounding is either integer arithmetic or instructions with
+//! embedded rounding (`{rn-sae}`, `{rz-sae}`), and the few lanes whose
+//! result FTZ/DAZ could touch (float32 subnormal inputs or results) are
+//! recomputed by `lanes`.
+
+use super::lanes;
+use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use std::arch::x86_64::*;
+
+const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+
+/// The lanes of the last, partial group of 16 (or all 16).
+#[inline(always)]
+fn tail_mask(left: usize) -> u16 {
+    if left >= 16 {
+        u16::MAX
+    } else {
+        ((1u32 << left) - 1) as u16
+    }
+}
+
+/// float32 bits (16 lanes) rounded once into `fmt` (a format of at most 8
+/// bits), one code per dword lane. The normal range rounds on the integer
+/// bits; below the least normal, |x| + 2^(23 + emin - f) with embedded
+/// round-to-nearest leaves the subnormal code in the low bits (exact for a
+/// float32 subnormal |x| too, which rounds to 0 here, DAZ or not).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn narrow(x: __m512i, fmt: Format) -> __m512i {
+    let f = fmt.fraction_bits;
+    let s = 23 - f;
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let sign = _mm512_sll_epi32(
+        _mm512_srli_epi32::<31>(x),
+        _mm_cvtsi32_si128(fmt.bits() as i32 - 1),
+    );
+    let sv = _mm_cvtsi32_si128(s as i32);
+    let lsb = _mm512_and_si512(_mm512_srl_epi32(a, sv), _mm512_set1_epi32(1));
+    let biased = _mm512_add_epi32(
+        _mm512_add_epi32(a, _mm512_set1_epi32((1 << (s - 1)) - 1)),
+        lsb,
+    );
+    let rn = _mm512_sub_epi32(
+        _mm512_srl_epi32(biased, sv),
+        _mm512_set1_epi32((127 - fmt.bias) << f),
+    );
+    let magic_bits = ((127 + 23 + fmt.emin() - f as i32) as u32) << 23;
+    let magic = _mm512_set1_epi32(magic_bits as i32);
+    let t = _mm512_add_round_ps::<RN>(_mm512_castsi512_ps(a), _mm512_castsi512_ps(magic));
+    let rs = _mm512_sub_epi32(_mm512_castps_si512(t), magic);
+    let min_normal = (((fmt.emin() + 127) as u32) << 23) as i32;
+    let small = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(min_normal));
+    let r = _mm512_mask_blend_epi32(small, rn, rs);
+    let max = _mm512_set1_epi32(fmt.max_finite_bits() as i32);
+    let r = if fmt.has_infinity() {
+        let over = _mm512_cmpgt_epu32_mask(r, max);
+        _mm512_mask_mov_epi32(r, over, _mm512_set1_epi32(fmt.infinity_bits() as i32))
+    } else {
+        _mm512_min_epu32(r, max)
+    };
+    let r = _mm512_or_si512(r, sign);
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    let nan_bits = match fmt.specials {
+        Specials::Ieee => {
+            let keep = (1 << (f - 1)) - 1;
+            let payload = _mm512_and_si512(_mm512_srl_epi32(a, sv), _mm512_set1_epi32(keep));
+            let q = fmt.infinity_bits() as i32 | 1 << (f - 1);
+            _mm512_or_si512(_mm512_or_si512(payload, _mm512_set1_epi32(q)), sign)
+        }
+        Specials::FnNan => _mm512_or_si512(sign, _mm512_set1_epi32(fmt.magnitude_mask() as i32)),
+        Specials::Finite => _mm512_setzero_si512(),
+    };
+    _mm512_mask_mov_epi32(r, nan, nan_bits)
+}
+
+/// Store 16 byte codes (one per dword lane) to `p` under `m`.
+///
+/// # Safety
+/// `p` is writable for the lanes set in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn store_bytes(p: *mut u8, m: u16, v: __m512i) {
+    // SAFETY: forwarded; the masked store touches only the lanes in `m`.
+    unsafe { _mm_mask_storeu_epi8(p.cast(), m, _mm512_cvtepi32_epi8(v)) }
+}
+
+/// Store 16 nibble codes (one per dword lane) as 8 bytes, low nibble first,
+/// under the byte mask `m` (8 bits).
+///
+/// # Safety
+/// `p` is writable for the bytes set in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn store_nibbles(p: *mut u8, m: u8, v: __m512i) {
+    let b = _mm512_cvtepi32_epi8(v); // 16 bytes, each a nibble
+    let pair = _mm_or_si128(
+        _mm_and_si128(b, _mm_set1_epi16(0x0F)),
+        _mm_srli_epi16::<4>(b),
+    );
+    let packed = _mm_cvtepi16_epi8(pair); // 8 bytes
+                                          // SAFETY: forwarded; the masked store touches only the bytes in `m`.
+    unsafe { _mm_mask_storeu_epi8(p.cast(), u16::from(m), packed) }
+}
+
+/// Load 16 float32 (as bits) under mask `m`.
+///
+/// # Safety
+/// `p` is readable for the lanes in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn load_f32(p: *const u8, m: u16) -> __m512i {
+    // SAFETY: forwarded; masked lanes are not read.
+    unsafe { _mm512_maskz_loadu_epi32(m, p.cast()) }
+}
+
+/// float32 -> a format of 8 bits (`fmt` a float8).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_8(src: *const u8, dst: *mut u8, n: usize, fmt: Format) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            store_bytes(dst.add(i), m, narrow(x, fmt));
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_e4m3(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_8(src, dst, n, E4M3FN) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_8(src, dst, n, E5M2) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let left = n - i;
+        let m = tail_mask(left);
+        let bytes = left.min(16).div_ceil(2);
+        // SAFETY: lanes i .. i + popcount(m) are within n; `bytes` bytes of
+        // the destination hold them.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            store_nibbles(
+                dst.add(i / 2),
+                ((1u32 << bytes) - 1) as u8,
+                narrow(x, E2M1FN),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// float16 -> float32 (F16C: exact, NaN quieted keeping its payload).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let h = _mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+        }
+        i += 16;
+    }
+}
+
+/// float32 -> float16 (VCVTPS2PH with embedded round-to-nearest; NaN
+/// quieted keeping its top payload bits, as SEMANTICS.md).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = _mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, _mm512_cvtps_ph::<RN>(x));
+        }
+        i += 16;
+    }
+}
+
+/// float8_e5m2 -> float32: an e5m2 byte is the top byte of a float16.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn e5m2_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = _mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b));
+            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+        }
+        i += 16;
+    }
+}
+
+/// float8_e4m3fn -> float32: the magnitude shifted into a float16's fields
+/// is the value times 2^-8 (subnormals included), widened exactly by F16C;
+/// adding 8 to the float32 exponent field scales back exactly. Zero and NaN
+/// are set apart.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, src.add(i).cast()));
+            let mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
+            let h = _mm512_cvtepi32_epi16(_mm512_slli_epi32::<7>(mag));
+            let w = _mm512_castps_si512(_mm512_cvtph_ps(h));
+            let w = _mm512_add_epi32(w, _mm512_set1_epi32(8 << 23));
+            let zero = _mm512_cmpeq_epi32_mask(mag, _mm512_setzero_si512());
+            let w = _mm512_mask_mov_epi32(w, zero, _mm512_setzero_si512());
+            let nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F));
+            let w = _mm512_mask_mov_epi32(w, nan, _mm512_set1_epi32(0x7FC0_0000));
+            let sign = _mm512_slli_epi32::<31>(_mm512_srli_epi32::<7>(b));
+            _mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
+        }
+        i += 16;
+    }
+}
+
+/// float4_e2m1fn -> float32: a 16-entry table indexed by the nibble.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut t = [0i32; 16];
+    for (k, v) in t.iter_mut().enumerate() {
+        *v = lanes::dec(E2M1FN, k as u32) as i32;
+    }
+    // SAFETY: `t` holds 16 dwords.
+    let table = unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        let bytes = (n - i).min(16).div_ceil(2);
+        // SAFETY: `bytes` source bytes hold lanes i .. i + popcount(m), all
+        // within n.
+        unsafe {
+            let b = _mm_maskz_loadu_epi8(((1u32 << bytes) - 1) as u16, src.add(i / 2).cast());
+            let w = _mm_cvtepu8_epi16(b); // 8 u16, one byte each
+            let split = _mm_or_si128(
+                _mm_and_si128(w, _mm_set1_epi16(0x0F)),
+                _mm_slli_epi16::<4>(_mm_andnot_si128(_mm_set1_epi16(0x0F), w)),
+            );
+            let idx = _mm512_cvtepu8_epi32(split);
+            _mm512_mask_storeu_epi32(
+                dst.add(4 * i).cast(),
+                m,
+                _mm512_permutexvar_epi32(idx, table),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// float64 -> float32 bits for 8 lanes, to nearest-even (`odd` false) or to
+/// odd: embedded-rounding conversion; a lane whose result may be a float32
+/// subnormal (|x| < 2^-126, where FTZ/DAZ would act) makes the group go
+/// through `lanes::f64_to_f32`.
+///
+/// # Safety
+/// `p` is readable for the lanes in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f64_group(p: *const u8, m: u8, odd: bool) -> __m256i {
+    // SAFETY: forwarded; masked lanes are not read.
+    let x = unsafe { _mm512_maskz_loadu_pd(m, p.cast()) };
+    let a = _mm512_and_si512(
+        _mm512_castpd_si512(x),
+        _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF),
+    );
+    let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000))
+        & !_mm512_cmpeq_epi64_mask(a, _mm512_setzero_si512());
+    if tiny != 0 {
+        let mut v = [0u64; 8];
+        let mut out = [0u32; 8];
+        // SAFETY: `v` holds 8 lanes.
+        unsafe { _mm512_storeu_pd(v.as_mut_ptr().cast(), x) };
+        for (o, &b) in out.iter_mut().zip(&v) {
+            *o = lanes::f64_to_f32(b, odd);
+        }
+        // SAFETY: `out` holds 8 lanes.
+        return unsafe { _mm256_loadu_si256(out.as_ptr().cast()) };
+    }
+    if odd {
+        let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+        let y = _mm256_castps_si256(y);
+        _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1))
+    } else {
+        _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x))
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = f64_group(src.add(8 * i), m, false);
+            _mm256_mask_storeu_epi32(dst.add(4 * i).cast(), m, y);
+        }
+        i += 8;
+    }
+}
+
+/// float64 -> a float8 or float4 through float32 rounded to odd (see
+/// `lanes::f64_to_f32` for why that rounds once).
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f64_to_narrow(src: *const u8, dst: *mut u8, n: usize, fmt: Format) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), m as u8, true);
+            let hi = f64_group(src.wrapping_add(8 * i + 64), (m >> 8) as u8, true);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            if fmt.bits() == 4 {
+                let bytes = (n - i).min(16).div_ceil(2);
+                store_nibbles(dst.add(i / 2), ((1u32 << bytes) - 1) as u8, narrow(x, fmt));
+            } else {
+                store_bytes(dst.add(i), m, narrow(x, fmt));
+            }
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e4m3(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E4M3FN) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E5M2) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E2M1FN) }
+}
+
+/// float64 -> float16: float32 rounded to odd, then VCVTPS2PH (round to
+/// nearest) — one rounding, as `lanes::f64_to_f32` shows.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = _mm256_castsi256_ps(f64_group(src.add(8 * i), m, true));
+            _mm_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y),
+            );
+        }
+        i += 8;
+    }
+}
+
+/// float64 -> bfloat16: float32 rounded to odd, then rounded to nearest on
+/// the integer bits (a NaN keeps its top payload bits, quiet).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = f64_group(src.add(8 * i), m, true);
+            _mm_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                _mm256_cvtepi32_epi16(bf16_round(y)),
+            );
+        }
+        i += 8;
+    }
+}
+
+/// float32 bits to bfloat16 codes in dword lanes (8 lanes).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bf16_round(x: __m256i) -> __m256i {
+    let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(1));
+    let r = _mm256_srli_epi32::<16>(_mm256_add_epi32(
+        _mm256_add_epi32(x, _mm256_set1_epi32(0x7FFF)),
+        lsb,
+    ));
+    let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm256_cmpgt_epu32_mask(a, _mm256_set1_epi32(0x7F80_0000));
+    let q = _mm256_or_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(0x40));
+    _mm256_mask_mov_epi32(r, nan, q)
+}
+
+/// float32 -> float64 (exact); a group holding a float32 subnormal (which
+/// DAZ would zero) goes through `lanes::dec_to_f64`.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n; `v`, `out` hold 8.
+        unsafe {
+            let x = _mm256_maskz_loadu_epi32(m, src.add(4 * i).cast());
+            let e = _mm256_and_si256(x, _mm256_set1_epi32(0x7F80_0000));
+            let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFF_FFFF));
+            let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256())
+                & !_mm256_cmpeq_epi32_mask(a, _mm256_setzero_si256());
+            let y = if sub != 0 {
+                let mut v = [0u32; 8];
+                let mut out = [0u64; 8];
+                _mm256_storeu_si256(v.as_mut_ptr().cast(), x);
+                for (o, &b) in out.iter_mut().zip(&v) {
+                    *o = lanes::dec_to_f64(b);
+                }
+                _mm512_loadu_pd(out.as_ptr().cast())
+            } else {
+                _mm512_cvtps_pd(_mm256_castsi256_ps(x))
+            };
+            _mm512_mask_storeu_pd(dst.add(8 * i).cast(), m, y);
+        }
+        i += 8;
+    }
+}
