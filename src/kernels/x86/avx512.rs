@@ -297,9 +297,13 @@ pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 }
 
 /// float64 -> float32 bits for 8 lanes, to nearest-even (`odd` false) or to
-/// odd: embedded-rounding conversion; a lane whose result may be a float32
-/// subnormal (|x| < 2^-126, where FTZ/DAZ would act) makes the group go
-/// through `lanes::f64_to_f32`.
+/// odd, with embedded rounding. Lanes below 2^-126, whose float32 result is
+/// subnormal (where FTZ would act), are computed apart: |x| + 2^-97 rounds
+/// (embedded) at float32's subnormal quantum 2^-149, so its low bits are the
+/// float32 code; rounding to odd sets the last bit when that sum was
+/// inexact. (DAZ can only zero a float64 subnormal there, whose float32
+/// result is 0 either way but for the odd bit, which no narrower format
+/// sees: their quanta are far above 2^-149.)
 ///
 /// # Safety
 /// `p` is readable for the lanes in `m`.
@@ -308,31 +312,32 @@ pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 unsafe fn f64_group(p: *const u8, m: u8, odd: bool) -> __m256i {
     // SAFETY: forwarded; masked lanes are not read.
     let x = unsafe { _mm512_maskz_loadu_pd(m, p.cast()) };
-    let a = _mm512_and_si512(
-        _mm512_castpd_si512(x),
-        _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF),
-    );
-    let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000))
-        & !_mm512_cmpeq_epi64_mask(a, _mm512_setzero_si512());
-    if tiny != 0 {
-        let mut v = [0u64; 8];
-        let mut out = [0u32; 8];
-        // SAFETY: `v` holds 8 lanes.
-        unsafe { _mm512_storeu_pd(v.as_mut_ptr().cast(), x) };
-        for (o, &b) in out.iter_mut().zip(&v) {
-            *o = lanes::f64_to_f32(b, odd);
-        }
-        // SAFETY: `out` holds 8 lanes.
-        return unsafe { _mm256_loadu_si256(out.as_ptr().cast()) };
-    }
-    if odd {
+    let bits = _mm512_castpd_si512(x);
+    let a = _mm512_and_si512(bits, _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
+    let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000));
+    let magic = _mm512_set1_epi64(((1023 - 97) as i64) << 52);
+    let af = _mm512_castsi512_pd(a);
+    let sign = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srli_epi64::<32>(bits), _mm512_set1_epi64(0x8000_0000)));
+    let y = if odd {
+        let t = _mm512_add_round_pd::<RZ>(af, _mm512_castsi512_pd(magic));
+        let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
+        let back = _mm512_sub_round_pd::<RZ>(t, _mm512_castsi512_pd(magic));
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(back, af);
+        let code = _mm512_mask_or_epi64(code, inexact, code, _mm512_set1_epi64(1));
+        let small = _mm256_or_si256(_mm512_cvtepi64_epi32(code), sign);
         let y = _mm512_cvt_roundpd_ps::<RZ>(x);
         let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
         let y = _mm256_castps_si256(y);
-        _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1))
+        let y = _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1));
+        _mm256_mask_mov_epi32(y, tiny, small)
     } else {
-        _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x))
-    }
+        let t = _mm512_add_round_pd::<RN>(af, _mm512_castsi512_pd(magic));
+        let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
+        let small = _mm256_or_si256(_mm512_cvtepi64_epi32(code), sign);
+        let y = _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x));
+        _mm256_mask_mov_epi32(y, tiny, small)
+    };
+    y
 }
 
 /// # Safety
@@ -463,35 +468,30 @@ fn bf16_round(x: __m256i) -> __m256i {
     _mm256_mask_mov_epi32(r, nan, q)
 }
 
-/// float32 -> float64 (exact); a group holding a float32 subnormal (which
-/// DAZ would zero) goes through `lanes::dec_to_f64`.
+/// float32 -> float64 (exact). Subnormal lanes (which DAZ would zero) are
+/// computed apart: their fraction converted to float64 (exact) times 2^-149
+/// (exact, embedded rounding, normal operands and result).
 ///
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
+    let scale = _mm512_set1_pd(f64::from_bits((1023 - 149) << 52));
     let mut i = 0;
     while i < n {
         let m = tail_mask(n - i) as u8;
-        // SAFETY: lanes i .. i + popcount(m) are within n; `v`, `out` hold 8.
+        // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let x = _mm256_maskz_loadu_epi32(m, src.add(4 * i).cast());
             let e = _mm256_and_si256(x, _mm256_set1_epi32(0x7F80_0000));
-            let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFF_FFFF));
-            let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256())
-                & !_mm256_cmpeq_epi32_mask(a, _mm256_setzero_si256());
-            let y = if sub != 0 {
-                let mut v = [0u32; 8];
-                let mut out = [0u64; 8];
-                _mm256_storeu_si256(v.as_mut_ptr().cast(), x);
-                for (o, &b) in out.iter_mut().zip(&v) {
-                    *o = lanes::dec_to_f64(b);
-                }
-                _mm512_loadu_pd(out.as_ptr().cast())
-            } else {
-                _mm512_cvtps_pd(_mm256_castsi256_ps(x))
-            };
-            _mm512_mask_storeu_pd(dst.add(8 * i).cast(), m, y);
+            let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256());
+            let frac = _mm256_and_si256(x, _mm256_set1_epi32(0x7F_FFFF));
+            let small = _mm512_mul_round_pd::<RN>(_mm512_cvtepi32_pd(frac), scale);
+            let sign = _mm512_slli_epi64::<32>(_mm512_cvtepu32_epi64(_mm256_and_si256(x, _mm256_set1_epi32(i32::MIN))));
+            let small = _mm512_or_si512(_mm512_castpd_si512(small), sign);
+            let y = _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_castsi256_ps(x)));
+            let y = _mm512_mask_mov_epi64(y, sub, small);
+            _mm512_mask_storeu_epi64(dst.add(8 * i).cast(), m, y);
         }
         i += 8;
     }
