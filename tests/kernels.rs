@@ -842,3 +842,31 @@ fn mxcsr_set(v: u32) -> u32 {
     }
     old
 }
+
+/// Destinations past `STREAM_MIN` (32 MiB) are streamed out of a stack
+/// buffer: same bits, neighbours untouched, unaligned destinations too.
+#[test]
+fn large_destinations() {
+    let mut rng = Rng(3);
+    for (s, d, n) in [
+        (NX_FLOAT32, NX_FLOAT64, (33 << 20) / 8 + 1001),
+        (NX_FLOAT8_E4M3FN, NX_FLOAT32, (33 << 20) / 4 + 8),
+    ] {
+        let (s, d) = (dt(s), dt(d));
+        let (sb, db) = (s.bits() as usize / 8, d.bits() as usize / 8);
+        let src: Vec<u8> = (0..n * sb).map(|_| rng.next() as u8).collect();
+        let mut want = vec![0x5Au8; n * db + 3];
+        for i in 0..n {
+            let raw = get(&src, i * sb * 8, s.bits());
+            put(&mut want, 8 * (3 + i * db), d.bits(), convert(s, d, raw));
+        }
+        for isa in levels() {
+            let mut got = vec![0x5Au8; n * db + 3];
+            assert_eq!(
+                conv(isa, s, &src, 0, 1, d, &mut got[3..], 0, 1, n as i64),
+                NX_OK
+            );
+            assert!(got == want, "{isa:?} {} -> {}", s.name(), d.name());
+        }
+    }
+}

@@ -190,6 +190,43 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
     Ok(Some((span(src, n)?, span(dst, n)?)))
 }
 
+/// Destinations at least this large are written with non-temporal stores:
+/// far past the caches, writing around them saves the read of every line
+/// (as memcpy does).
+const STREAM_MIN: usize = 32 << 20;
+
+/// Bytes of destination converted per step when streaming (L1-resident).
+const STREAM_STEP: usize = 16 << 10;
+
+/// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
+/// into bit 0 of `dst`.
+fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) {
+    let (sb, db) = (sp.bits as usize, dp.bits as usize);
+    #[cfg(target_arch = "x86_64")]
+    if isa != Isa::Scalar && n * db / 8 >= STREAM_MIN {
+        // Convert a step into a stack buffer, then stream it out.
+        let mut buf = [0u8; STREAM_STEP];
+        let step = STREAM_STEP * 8 / db; // elements, a multiple of 8
+        let mut i = 0;
+        while i < n {
+            let m = step.min(n - i);
+            let (from, to) = (
+                src.get(i * sb / 8..),
+                dst.get_mut(i * db / 8..(i + m) * db / 8),
+            );
+            if let (Some(from), Some(to)) = (from, to) {
+                k.run(from, &mut buf, m);
+                x86::stream(to, &buf, isa);
+            }
+            i += m;
+        }
+        x86::stream_end();
+        return;
+    }
+    let _ = (isa, sb, db);
+    k.run(src, dst, n);
+}
+
 /// Elements per gathered block: 256 * 16 bytes (complex128) = 4 KiB a buffer.
 const BLOCK: usize = 256;
 
@@ -215,7 +252,7 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
             let body = if sub_byte { (n - i) / 8 * 8 } else { n - i };
             let (sb, db) = (sp.bit(i) / 8, dp.bit(i) / 8);
             if let (Some(from), Some(to)) = (src.get(sb..), dst.get_mut(db..)) {
-                k.run(from, to, body);
+                body_run(isa, k, sp, dp, from, to, body);
             }
             i += body;
         }

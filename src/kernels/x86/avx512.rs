@@ -317,7 +317,10 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool) -> __m256i {
     let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000));
     let magic = _mm512_set1_epi64(((1023 - 97) as i64) << 52);
     let af = _mm512_castsi512_pd(a);
-    let sign = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srli_epi64::<32>(bits), _mm512_set1_epi64(0x8000_0000)));
+    let sign = _mm512_cvtepi64_epi32(_mm512_and_si512(
+        _mm512_srli_epi64::<32>(bits),
+        _mm512_set1_epi64(0x8000_0000),
+    ));
     let y = if odd {
         let t = _mm512_add_round_pd::<RZ>(af, _mm512_castsi512_pd(magic));
         let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
@@ -487,12 +490,64 @@ pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
             let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256());
             let frac = _mm256_and_si256(x, _mm256_set1_epi32(0x7F_FFFF));
             let small = _mm512_mul_round_pd::<RN>(_mm512_cvtepi32_pd(frac), scale);
-            let sign = _mm512_slli_epi64::<32>(_mm512_cvtepu32_epi64(_mm256_and_si256(x, _mm256_set1_epi32(i32::MIN))));
+            let sign = _mm512_slli_epi64::<32>(_mm512_cvtepu32_epi64(_mm256_and_si256(
+                x,
+                _mm256_set1_epi32(i32::MIN),
+            )));
             let small = _mm512_or_si512(_mm512_castpd_si512(small), sign);
             let y = _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_castsi256_ps(x)));
             let y = _mm512_mask_mov_epi64(y, sub, small);
             _mm512_mask_storeu_epi64(dst.add(8 * i).cast(), m, y);
         }
         i += 8;
+    }
+}
+
+/// bfloat16 -> float32: the top half; a NaN is made quiet.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn bf16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let h = _mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+            let x = _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(0x40_0000));
+            _mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
+        }
+        i += 16;
+    }
+}
+
+/// float32 -> bfloat16, rounded on the integer bits (`lanes::enc_bf16`).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+            let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+                _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
+                lsb,
+            ));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+            let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
+            let r = _mm512_mask_mov_epi32(r, nan, q);
+            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, _mm512_cvtepi32_epi16(r));
+        }
+        i += 16;
     }
 }

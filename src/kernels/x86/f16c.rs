@@ -85,6 +85,8 @@ entry!(z_f32_to_e2m1, avx512::f32_to_e2m1, 32, 4, "avx512");
 entry!(z_e4m3_to_f32, avx512::e4m3_to_f32, 8, 32, "avx512");
 entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32, "avx512");
 entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32, "avx512");
+entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32, "avx512");
+entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16, "avx512");
 entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32, "avx512");
 entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64, "avx512");
 entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16, "avx512");
@@ -115,6 +117,8 @@ pub fn patch(t: &mut Table, isa: Isa) {
             set(NX_FLOAT8_E4M3FN, NX_FLOAT32, z_e4m3_to_f32);
             set(NX_FLOAT8_E5M2, NX_FLOAT32, z_e5m2_to_f32);
             set(NX_FLOAT4_E2M1FN, NX_FLOAT32, z_e2m1_to_f32);
+            set(NX_BFLOAT16, NX_FLOAT32, z_bf16_to_f32);
+            set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16);
             set(NX_FLOAT64, NX_FLOAT32, z_f64_to_f32);
             set(NX_FLOAT32, NX_FLOAT64, z_f32_to_f64);
             set(NX_FLOAT64, NX_FLOAT16, z_f64_to_f16);

@@ -254,6 +254,52 @@ fn k_avx512<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize) {
     }
 }
 
+/// Copy `src` to `dst` (their common length) with non-temporal stores
+/// where `dst` is 64-byte aligned; `stream_end` orders them.
+pub fn stream(dst: &mut [u8], src: &[u8], isa: Isa) {
+    let len = dst.len().min(src.len());
+    let head = dst.as_ptr().align_offset(64).min(len);
+    let body = (len - head) / 64 * 64;
+    let (d0, d1) = dst.split_at_mut(head);
+    let (s0, s1) = src.split_at(head);
+    d0.copy_from_slice(s0);
+    if isa >= Isa::Avx2 {
+        // SAFETY: d1 and s1 hold at least `body` bytes; d1 is 64-byte
+        // aligned; the level's features were detected.
+        unsafe { stream_avx2(d1.as_mut_ptr(), s1.as_ptr(), body) };
+    }
+    let done = if isa >= Isa::Avx2 { body } else { 0 };
+    let rest = len - head;
+    if let (Some(d), Some(s)) = (d1.get_mut(done..rest), s1.get(done..rest)) {
+        d.copy_from_slice(s);
+    }
+}
+
+/// # Safety
+/// `dst` (64-byte aligned) and `src` hold `len` bytes, `len` a multiple of
+/// 64; the CPU has AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn stream_avx2(dst: *mut u8, src: *const u8, len: usize) {
+    use std::arch::x86_64::*;
+    let mut i = 0;
+    while i < len {
+        // SAFETY: i + 64 <= len; dst + i is 32-byte aligned.
+        unsafe {
+            let a = _mm256_loadu_si256(src.add(i).cast());
+            let b = _mm256_loadu_si256(src.add(i + 32).cast());
+            _mm256_stream_si256(dst.add(i).cast(), a);
+            _mm256_stream_si256(dst.add(i + 32).cast(), b);
+        }
+        i += 64;
+    }
+}
+
+/// Order the non-temporal stores before the call returns.
+pub fn stream_end() {
+    // SAFETY: sfence has no preconditions (SSE, in the x86-64 baseline).
+    unsafe { std::arch::x86_64::_mm_sfence() }
+}
+
 type Table = [[Option<SimdKernel>; COUNT]; COUNT];
 
 /// Fill `t` with every `S -> D` of the lists, at level `isa`.
