@@ -204,27 +204,34 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
     let (sb, db) = (sp.bits as usize, dp.bits as usize);
     #[cfg(target_arch = "x86_64")]
     if isa != Isa::Scalar && n * db / 8 >= STREAM_MIN {
-        // Convert a step into a stack buffer, then stream it out.
-        let mut buf = [0u8; STREAM_STEP];
-        let step = STREAM_STEP * 8 / db; // elements, a multiple of 8
-        let mut i = 0;
-        while i < n {
-            let m = step.min(n - i);
-            let (from, to) = (
-                src.get(i * sb / 8..),
-                dst.get_mut(i * db / 8..(i + m) * db / 8),
-            );
-            if let (Some(from), Some(to)) = (from, to) {
-                k.run(from, &mut buf, m);
-                x86::stream(to, &buf, isa);
-            }
-            i += m;
-        }
-        x86::stream_end();
+        stream_run(isa, k, sb, db, src, dst, n);
         return;
     }
     let _ = (isa, sb, db);
     k.run(src, dst, n);
+}
+
+/// `body_run` for large destinations: convert a step into a stack buffer,
+/// then stream it out.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn stream_run(isa: Isa, k: Kernel, sb: usize, db: usize, src: &[u8], dst: &mut [u8], n: usize) {
+    let mut buf = [0u8; STREAM_STEP];
+    let step = STREAM_STEP * 8 / db; // elements, a multiple of 8
+    let mut i = 0;
+    while i < n {
+        let m = step.min(n - i);
+        let (from, to) = (
+            src.get(i * sb / 8..),
+            dst.get_mut(i * db / 8..(i + m) * db / 8),
+        );
+        if let (Some(from), Some(to)) = (from, to) {
+            k.run(from, &mut buf, m);
+            x86::stream(to, &buf, isa);
+        }
+        i += m;
+    }
+    x86::stream_end();
 }
 
 /// Elements per gathered block: 256 * 16 bytes (complex128) = 4 KiB a buffer.
@@ -258,18 +265,25 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
         }
     }
     // The rest, strided or misaligned: gather a block packed from bit 0,
-    // convert it, scatter it.
+    // convert it, scatter it; a short tail element by element.
+    if n - i >= 8 {
+        blocks(k, sp, dp, src, dst, i, n);
+    } else {
+        for j in i..n {
+            one(dst, j);
+        }
+    }
+    NX_OK
+}
+
+/// Elements `i .. n` through stack blocks (kept out of `run`, so that a
+/// contiguous call does not pay for initialising the buffers).
+#[inline(never)]
+fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: usize, n: usize) {
     let mut sbuf = [0u8; BLOCK * 16];
     let mut dbuf = [0u8; BLOCK * 16];
     while i < n {
         let m = (n - i).min(BLOCK);
-        if n - i < 8 {
-            // A short tail: not worth a block.
-            for j in i..n {
-                one(dst, j);
-            }
-            break;
-        }
         for j in 0..m {
             let raw = pack::read(src, sp.bit(i + j), sp.bits);
             pack::write(&mut sbuf, j * sp.bits as usize, sp.bits, raw);
@@ -281,5 +295,4 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
         }
         i += m;
     }
-    NX_OK
 }

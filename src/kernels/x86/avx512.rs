@@ -13,6 +13,28 @@ use std::arch::x86_64::*;
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 
+/// `v` unchanged, but opaque to the compiler: keeps a narrowing conversion
+/// (VPMOV*, VCVTPS2PH) in registers instead of folded into a (masked) store,
+/// whose memory forms are microcoded and slow on AMD Zen 4.
+#[inline(always)]
+fn reg128(mut v: __m128i) -> __m128i {
+    // SAFETY: an empty asm block with `v` in and out: no instruction.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn reg256(mut v: __m256i) -> __m256i {
+    // SAFETY: as `reg128`.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
 /// The lanes of the last, partial group of 16 (or all 16).
 #[inline(always)]
 fn tail_mask(left: usize) -> u16 {
@@ -85,7 +107,7 @@ fn narrow(x: __m512i, fmt: Format) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn store_bytes(p: *mut u8, m: u16, v: __m512i) {
     // SAFETY: forwarded; the masked store touches only the lanes in `m`.
-    unsafe { _mm_mask_storeu_epi8(p.cast(), m, _mm512_cvtepi32_epi8(v)) }
+    unsafe { _mm_mask_storeu_epi8(p.cast(), m, reg128(_mm512_cvtepi32_epi8(v))) }
 }
 
 /// Store 16 nibble codes (one per dword lane) as 8 bytes, low nibble first,
@@ -101,8 +123,8 @@ unsafe fn store_nibbles(p: *mut u8, m: u8, v: __m512i) {
         _mm_and_si128(b, _mm_set1_epi16(0x0F)),
         _mm_srli_epi16::<4>(b),
     );
-    let packed = _mm_cvtepi16_epi8(pair); // 8 bytes
-                                          // SAFETY: forwarded; the masked store touches only the bytes in `m`.
+    let packed = reg128(_mm_cvtepi16_epi8(pair)); // 8 bytes
+                                                  // SAFETY: forwarded; the masked store touches only the bytes in `m`.
     unsafe { _mm_mask_storeu_epi8(p.cast(), u16::from(m), packed) }
 }
 
@@ -205,7 +227,7 @@ pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let x = _mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, _mm512_cvtps_ph::<RN>(x));
+            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, reg256(_mm512_cvtps_ph::<RN>(x)));
         }
         i += 16;
     }
@@ -303,13 +325,16 @@ pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 /// float32 code; rounding to odd sets the last bit when that sum was
 /// inexact. (DAZ can only zero a float64 subnormal there, whose float32
 /// result is 0 either way but for the odd bit, which no narrower format
-/// sees: their quanta are far above 2^-149.)
+/// sees: their quanta are far above 2^-149.) Without `exact_tiny` those
+/// lanes are left to the hardware: for a destination whose least subnormal
+/// is far above 2^-126 (float16, the float8s, float4) any of them stores as
+/// the zero of its sign, and so does a flushed float32.
 ///
 /// # Safety
 /// `p` is readable for the lanes in `m`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f64_group(p: *const u8, m: u8, odd: bool) -> __m256i {
+unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i {
     // SAFETY: forwarded; masked lanes are not read.
     let x = unsafe { _mm512_maskz_loadu_pd(m, p.cast()) };
     let bits = _mm512_castpd_si512(x);
@@ -321,6 +346,12 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool) -> __m256i {
         _mm512_srli_epi64::<32>(bits),
         _mm512_set1_epi64(0x8000_0000),
     ));
+    if odd && !exact_tiny {
+        let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+        let y = _mm256_castps_si256(y);
+        return _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1));
+    }
     let y = if odd {
         let t = _mm512_add_round_pd::<RZ>(af, _mm512_castsi512_pd(magic));
         let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
@@ -352,7 +383,7 @@ pub unsafe fn f64_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let y = f64_group(src.add(8 * i), m, false);
+            let y = f64_group(src.add(8 * i), m, false, true);
             _mm256_mask_storeu_epi32(dst.add(4 * i).cast(), m, y);
         }
         i += 8;
@@ -372,8 +403,8 @@ unsafe fn f64_to_narrow(src: *const u8, dst: *mut u8, n: usize, fmt: Format) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let lo = f64_group(src.add(8 * i), m as u8, true);
-            let hi = f64_group(src.wrapping_add(8 * i + 64), (m >> 8) as u8, true);
+            let lo = f64_group(src.add(8 * i), m as u8, true, false);
+            let hi = f64_group(src.wrapping_add(8 * i + 64), (m >> 8) as u8, true, false);
             let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
             if fmt.bits() == 4 {
                 let bytes = (n - i).min(16).div_ceil(2);
@@ -422,11 +453,11 @@ pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let y = _mm256_castsi256_ps(f64_group(src.add(8 * i), m, true));
+            let y = _mm256_castsi256_ps(f64_group(src.add(8 * i), m, true, false));
             _mm_mask_storeu_epi16(
                 dst.add(2 * i).cast(),
                 m,
-                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y),
+                reg128(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y)),
             );
         }
         i += 8;
@@ -445,11 +476,11 @@ pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let y = f64_group(src.add(8 * i), m, true);
+            let y = f64_group(src.add(8 * i), m, true, true);
             _mm_mask_storeu_epi16(
                 dst.add(2 * i).cast(),
                 m,
-                _mm256_cvtepi32_epi16(bf16_round(y)),
+                reg128(_mm256_cvtepi32_epi16(bf16_round(y))),
             );
         }
         i += 8;
@@ -546,8 +577,95 @@ pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
             let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
             let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
             let r = _mm512_mask_mov_epi32(r, nan, q);
-            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, _mm512_cvtepi32_epi16(r));
+            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, reg256(_mm512_cvtepi32_epi16(r)));
         }
         i += 16;
     }
+}
+
+/// int8 / uint8 -> float32 (exact).
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn i8_to_f32(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = _mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let w = if signed {
+                _mm512_cvtepi8_epi32(b)
+            } else {
+                _mm512_cvtepu8_epi32(b)
+            };
+            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtepi32_ps(w));
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn s8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { i8_to_f32(src, dst, n, true) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn u8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { i8_to_f32(src, dst, n, false) }
+}
+
+/// float32 -> int8 / uint8: truncate (VCVTTPS2DQ, which no MXCSR mode
+/// changes but DAZ, and a subnormal truncates to 0 either way), saturate
+/// (out of int32's range and NaN give INT_MIN there: set apart), NaN -> 0.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = _mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            let t = _mm512_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(x);
+            let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2147483648.0));
+            let t = _mm512_mask_mov_epi32(t, big, _mm512_set1_epi32(i32::MAX));
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            let t = _mm512_mask_mov_epi32(t, nan, _mm512_setzero_si512());
+            let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
+            let t = _mm512_min_epi32(
+                _mm512_max_epi32(t, _mm512_set1_epi32(lo)),
+                _mm512_set1_epi32(hi),
+            );
+            store_bytes(dst.add(i), m, t);
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_s8(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_i8(src, dst, n, true) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_u8(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_i8(src, dst, n, false) }
 }
