@@ -56,19 +56,19 @@ fn narrow(x: __m512i, fmt: Format) -> __m512i {
     let f = fmt.fraction_bits;
     let s = 23 - f;
     let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
-    let sign = _mm512_sll_epi32(
-        _mm512_srli_epi32::<31>(x),
-        _mm_cvtsi32_si128(fmt.bits() as i32 - 1),
+    // The sign moved from bit 31 to the format's top bit.
+    let sign = _mm512_and_si512(
+        _mm512_srl_epi32(x, _mm_cvtsi32_si128(32 - fmt.bits() as i32)),
+        _mm512_set1_epi32(fmt.sign_mask() as i32),
     );
     let sv = _mm_cvtsi32_si128(s as i32);
     let lsb = _mm512_and_si512(_mm512_srl_epi32(a, sv), _mm512_set1_epi32(1));
-    let biased = _mm512_add_epi32(
-        _mm512_add_epi32(a, _mm512_set1_epi32((1 << (s - 1)) - 1)),
-        lsb,
-    );
-    let rn = _mm512_sub_epi32(
-        _mm512_srl_epi32(biased, sv),
-        _mm512_set1_epi32((127 - fmt.bias) << f),
+    // Round to nearest-even at bit s and rebias the exponent in one add
+    // (wrapping below the normal range, where `rs` is taken instead).
+    let c = ((1u32 << (s - 1)) - 1).wrapping_sub(((127 - fmt.bias) as u32) << 23);
+    let rn = _mm512_srl_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(c as i32)), lsb),
+        sv,
     );
     let magic_bits = ((127 + 23 + fmt.emin() - f as i32) as u32) << 23;
     let magic = _mm512_set1_epi32(magic_bits as i32);
@@ -165,12 +165,50 @@ pub unsafe fn f32_to_e4m3(src: *const u8, dst: *mut u8, n: usize) {
     unsafe { f32_to_8(src, dst, n, E4M3FN) }
 }
 
+/// float32 -> float8_e5m2 through float16 rounded to odd: VCVTPS2PH toward
+/// zero, with the last bit set when that was inexact (VCVTPH2PS widens back
+/// exactly to compare). float16 has 11 significant bits against e5m2's 3,
+/// the same exponent range and a quantum 2^8 times finer, and saturates
+/// toward zero at 65504 (odd), past e5m2's overflow threshold 61440: so, as
+/// in `lanes::f64_to_f32`, rounding the float16 bits to nearest-even at bit 8
+/// rounds once. A NaN converts quiet keeping its top payload bits.
+///
 /// # Safety
 /// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f32_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f32_to_8(src, dst, n, E5M2) }
+    const RZH: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    let odd = |x: __m512| {
+        let h = _mm512_cvtps_ph::<RZH>(x);
+        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(_mm512_cvtph_ps(h), x);
+        _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)))
+    };
+    let mut i = 0;
+    while i < n {
+        let m = if n - i >= 32 {
+            u32::MAX
+        } else {
+            ((1u64 << (n - i)) - 1) as u32
+        };
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x0 = _mm512_maskz_loadu_ps(m as u16, src.add(4 * i).cast());
+            let x1 = _mm512_maskz_loadu_ps((m >> 16) as u16, src.wrapping_add(4 * i + 64).cast());
+            let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(odd(x0)), odd(x1));
+            let t8 = _mm512_srli_epi16::<8>(h);
+            let lsb = _mm512_and_si512(t8, _mm512_set1_epi16(1));
+            // The sign rides along at bit 15: only a NaN could carry into it.
+            let r = _mm512_srli_epi16::<8>(_mm512_add_epi16(
+                _mm512_add_epi16(h, _mm512_set1_epi16(0x7F)),
+                lsb,
+            ));
+            let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+            let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
+            let r = _mm512_mask_mov_epi16(r, nan, _mm512_or_si512(t8, _mm512_set1_epi16(2)));
+            _mm256_mask_storeu_epi8(dst.add(i).cast(), m, reg256(_mm512_cvtepi16_epi8(r)));
+        }
+        i += 32;
+    }
 }
 
 /// # Safety
