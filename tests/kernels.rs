@@ -166,7 +166,7 @@ fn float_of_num(f: Format, x: Num) -> u64 {
             Specials::Finite => 0,
         },
         Num::Inf(neg) => over(neg),
-        Num::Fin { neg, m, .. } if m == 0 => sign(neg),
+        Num::Fin { neg, m: 0, .. } => sign(neg),
         Num::Fin { neg, m, e } => {
             let lead = 127 - m.leading_zeros() as i32 + e; // exponent of m's top bit
             let emin = 1 - bias;
@@ -668,6 +668,7 @@ fn simd_kernels_cover_the_listed_pairs() {
 
 // ------------------------------------------------------------ statuses
 
+#[allow(clippy::too_many_arguments)]
 fn call(
     s: i32,
     src: *const c_void,
@@ -692,8 +693,9 @@ fn statuses_in_order_and_nothing_written() {
     let dp = dst.as_mut_ptr().cast::<c_void>();
     let null = std::ptr::null_mut::<c_void>();
     let f = NX_FLOAT32;
-    let cases: &[(i32, i32, i64, i64, i64, i64, i64, bool, i32)] = &[
-        // (src_dt, dst_dt, so, ss, doff, ds, n, null src, status)
+    // (src_dt, dst_dt, so, ss, doff, ds, n, null src, status)
+    type Case = (i32, i32, i64, i64, i64, i64, i64, bool, i32);
+    let cases: &[Case] = &[
         (-1, f, 0, 1, 0, 1, 1, false, NX_ERR_DTYPE),
         (21, f, 0, 1, 0, 1, 1, false, NX_ERR_DTYPE),
         (i32::MIN, f, 0, 1, 0, 1, 1, false, NX_ERR_DTYPE),

@@ -250,11 +250,11 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
     if sp.step == i64::from(sp.bits) && dp.step == i64::from(dp.bits) {
         // Contiguous: convert a few elements alone until both sides sit on a
         // byte boundary, then hand whole bytes to the kernel in place.
-        while i < n.min(8) && (sp.bit(i) % 8 != 0 || dp.bit(i) % 8 != 0) {
+        while i < n.min(8) && !(sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8)) {
             one(dst, i);
             i += 1;
         }
-        if sp.bit(i) % 8 == 0 && dp.bit(i) % 8 == 0 {
+        if sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8) {
             let sub_byte = sp.bits < 8 || dp.bits < 8;
             let body = if sub_byte { (n - i) / 8 * 8 } else { n - i };
             let (sb, db) = (sp.bit(i) / 8, dp.bit(i) / 8);

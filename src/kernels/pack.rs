@@ -10,7 +10,7 @@ use crate::value::Raw;
 #[inline]
 pub fn read(buf: &[u8], bit: usize, bits: u32) -> Raw {
     let byte = bit / 8;
-    if bits % 8 == 0 {
+    if bits.is_multiple_of(8) {
         let n = bits as usize / 8;
         buf.get(byte..byte + n).map_or(0, |b| {
             b.iter()
@@ -28,7 +28,7 @@ pub fn read(buf: &[u8], bit: usize, bits: u32) -> Raw {
 #[inline]
 pub fn write(buf: &mut [u8], bit: usize, bits: u32, raw: Raw) {
     let byte = bit / 8;
-    if bits % 8 == 0 {
+    if bits.is_multiple_of(8) {
         let n = bits as usize / 8;
         if let Some(b) = buf.get_mut(byte..byte + n) {
             for (i, x) in b.iter_mut().enumerate() {

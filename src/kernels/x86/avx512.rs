@@ -390,7 +390,7 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i
         let y = _mm256_castps_si256(y);
         return _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1));
     }
-    let y = if odd {
+    if odd {
         let t = _mm512_add_round_pd::<RZ>(af, _mm512_castsi512_pd(magic));
         let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
         let back = _mm512_sub_round_pd::<RZ>(t, _mm512_castsi512_pd(magic));
@@ -408,8 +408,7 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i
         let small = _mm256_or_si256(_mm512_cvtepi64_epi32(code), sign);
         let y = _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x));
         _mm256_mask_mov_epi32(y, tiny, small)
-    };
-    y
+    }
 }
 
 /// # Safety

@@ -66,9 +66,9 @@ macro_rules! entry {
     ($name:ident, $f:path, $sb:expr, $db:expr, $why:literal) => {
         fn $name(src: &[u8], dst: &mut [u8], n: usize) {
             if src.len() >= (n * $sb).div_ceil(8) && dst.len() >= (n * $db).div_ceil(8) {
+                let _ = $why;
                 // SAFETY: the lengths were checked; the entry is only in the
                 // table of a level whose CPU features `$f` needs.
-                let _ = $why;
                 unsafe { $f(src.as_ptr(), dst.as_mut_ptr(), n) }
             }
         }
