@@ -63,8 +63,12 @@ def main(out_path):
     rng = np.random.default_rng(0)
     isa = lib.nx_kernel_isa().decode()
     rows = []
-    for s, d in PAIRS:
-        for size in SIZES:
+    # BENCH_ONLY="float32->float16,..." and BENCH_SIZES="4096,..." narrow a run.
+    only = os.environ.get("BENCH_ONLY")
+    pairs = [p for p in PAIRS if not only or f"{p[0]}->{p[1]}" in only.split(",")]
+    sizes = [int(x) for x in os.environ["BENCH_SIZES"].split(",")] if os.environ.get("BENCH_SIZES") else SIZES
+    for s, d in pairs:
+        for size in sizes:
             n = size * 8 // BITS[s]
             src = make_source(s, n, rng)
             if BITS[s] == 4:

@@ -107,7 +107,7 @@ fn narrow(x: __m512i, fmt: Format) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn store_bytes(p: *mut u8, m: u16, v: __m512i) {
     // SAFETY: forwarded; the masked store touches only the lanes in `m`.
-    unsafe { _mm_mask_storeu_epi8(p.cast(), m, reg128(_mm512_cvtepi32_epi8(v))) }
+    unsafe { full::_mm_mask_storeu_epi8(p.cast(), m, reg128(_mm512_cvtepi32_epi8(v))) }
 }
 
 /// Store 16 nibble codes (one per dword lane) as 8 bytes, low nibble first,
@@ -125,7 +125,7 @@ unsafe fn store_nibbles(p: *mut u8, m: u8, v: __m512i) {
     );
     let packed = reg128(_mm_cvtepi16_epi8(pair)); // 8 bytes
                                                   // SAFETY: forwarded; the masked store touches only the bytes in `m`.
-    unsafe { _mm_mask_storeu_epi8(p.cast(), u16::from(m), packed) }
+    unsafe { full::_mm_mask_storeu_epi8(p.cast(), u16::from(m), packed) }
 }
 
 /// Load 16 float32 (as bits) under mask `m`.
@@ -136,7 +136,7 @@ unsafe fn store_nibbles(p: *mut u8, m: u8, v: __m512i) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn load_f32(p: *const u8, m: u16) -> __m512i {
     // SAFETY: forwarded; masked lanes are not read.
-    unsafe { _mm512_maskz_loadu_epi32(m, p.cast()) }
+    unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }
 }
 
 /// float32 -> a format of 8 bits (`fmt` a float8).
@@ -192,8 +192,9 @@ pub unsafe fn f32_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
         };
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let x0 = _mm512_maskz_loadu_ps(m as u16, src.add(4 * i).cast());
-            let x1 = _mm512_maskz_loadu_ps((m >> 16) as u16, src.wrapping_add(4 * i + 64).cast());
+            let x0 = full::_mm512_maskz_loadu_ps(m as u16, src.add(4 * i).cast());
+            let x1 =
+                full::_mm512_maskz_loadu_ps((m >> 16) as u16, src.wrapping_add(4 * i + 64).cast());
             let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(odd(x0)), odd(x1));
             let t8 = _mm512_srli_epi16::<8>(h);
             let lsb = _mm512_and_si512(t8, _mm512_set1_epi16(1));
@@ -205,7 +206,7 @@ pub unsafe fn f32_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
             let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
             let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
             let r = _mm512_mask_mov_epi16(r, nan, _mm512_or_si512(t8, _mm512_set1_epi16(2)));
-            _mm256_mask_storeu_epi8(dst.add(i).cast(), m, reg256(_mm512_cvtepi16_epi8(r)));
+            full::_mm256_mask_storeu_epi8(dst.add(i).cast(), m, reg256(_mm512_cvtepi16_epi8(r)));
         }
         i += 32;
     }
@@ -245,8 +246,8 @@ pub unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let h = _mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
-            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+            let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
         }
         i += 16;
     }
@@ -264,8 +265,12 @@ pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let x = _mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, reg256(_mm512_cvtps_ph::<RN>(x)));
+            let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            full::_mm256_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg256(_mm512_cvtps_ph::<RN>(x)),
+            );
         }
         i += 16;
     }
@@ -282,9 +287,9 @@ pub unsafe fn e5m2_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let b = _mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
             let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b));
-            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
         }
         i += 16;
     }
@@ -304,7 +309,7 @@ pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, src.add(i).cast()));
+            let b = _mm512_cvtepu8_epi32(full::_mm_maskz_loadu_epi8(m, src.add(i).cast()));
             let mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
             let h = _mm512_cvtepi32_epi16(_mm512_slli_epi32::<7>(mag));
             let w = _mm512_castps_si512(_mm512_cvtph_ps(h));
@@ -314,7 +319,7 @@ pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
             let nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F));
             let w = _mm512_mask_mov_epi32(w, nan, _mm512_set1_epi32(0x7FC0_0000));
             let sign = _mm512_slli_epi32::<31>(_mm512_srli_epi32::<7>(b));
-            _mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
         }
         i += 16;
     }
@@ -339,14 +344,14 @@ pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: `bytes` source bytes hold lanes i .. i + popcount(m), all
         // within n.
         unsafe {
-            let b = _mm_maskz_loadu_epi8(((1u32 << bytes) - 1) as u16, src.add(i / 2).cast());
+            let b = full::_mm_maskz_loadu_epi8(((1u32 << bytes) - 1) as u16, src.add(i / 2).cast());
             let w = _mm_cvtepu8_epi16(b); // 8 u16, one byte each
             let split = _mm_or_si128(
                 _mm_and_si128(w, _mm_set1_epi16(0x0F)),
                 _mm_slli_epi16::<4>(_mm_andnot_si128(_mm_set1_epi16(0x0F), w)),
             );
             let idx = _mm512_cvtepu8_epi32(split);
-            _mm512_mask_storeu_epi32(
+            full::_mm512_mask_storeu_epi32(
                 dst.add(4 * i).cast(),
                 m,
                 _mm512_permutexvar_epi32(idx, table),
@@ -374,7 +379,7 @@ pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i {
     // SAFETY: forwarded; masked lanes are not read.
-    let x = unsafe { _mm512_maskz_loadu_pd(m, p.cast()) };
+    let x = unsafe { full::_mm512_maskz_loadu_pd(m, p.cast()) };
     let bits = _mm512_castpd_si512(x);
     let a = _mm512_and_si512(bits, _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000));
@@ -421,7 +426,7 @@ pub unsafe fn f64_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let y = f64_group(src.add(8 * i), m, false, true);
-            _mm256_mask_storeu_epi32(dst.add(4 * i).cast(), m, y);
+            full::_mm256_mask_storeu_epi32(dst.add(4 * i).cast(), m, y);
         }
         i += 8;
     }
@@ -491,7 +496,7 @@ pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let y = _mm256_castsi256_ps(f64_group(src.add(8 * i), m, true, false));
-            _mm_mask_storeu_epi16(
+            full::_mm_mask_storeu_epi16(
                 dst.add(2 * i).cast(),
                 m,
                 reg128(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y)),
@@ -514,7 +519,7 @@ pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let y = f64_group(src.add(8 * i), m, true, true);
-            _mm_mask_storeu_epi16(
+            full::_mm_mask_storeu_epi16(
                 dst.add(2 * i).cast(),
                 m,
                 reg128(_mm256_cvtepi32_epi16(bf16_round(y))),
@@ -553,7 +558,7 @@ pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let x = _mm256_maskz_loadu_epi32(m, src.add(4 * i).cast());
+            let x = full::_mm256_maskz_loadu_epi32(m, src.add(4 * i).cast());
             let e = _mm256_and_si256(x, _mm256_set1_epi32(0x7F80_0000));
             let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256());
             let frac = _mm256_and_si256(x, _mm256_set1_epi32(0x7F_FFFF));
@@ -565,7 +570,7 @@ pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
             let small = _mm512_or_si512(_mm512_castpd_si512(small), sign);
             let y = _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_castsi256_ps(x)));
             let y = _mm512_mask_mov_epi64(y, sub, small);
-            _mm512_mask_storeu_epi64(dst.add(8 * i).cast(), m, y);
+            full::_mm512_mask_storeu_epi64(dst.add(8 * i).cast(), m, y);
         }
         i += 8;
     }
@@ -582,12 +587,12 @@ pub unsafe fn bf16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let h = _mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
             let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
             let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
             let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
             let x = _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(0x40_0000));
-            _mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
         }
         i += 16;
     }
@@ -614,7 +619,11 @@ pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
             let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
             let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
             let r = _mm512_mask_mov_epi32(r, nan, q);
-            _mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, reg256(_mm512_cvtepi32_epi16(r)));
+            full::_mm256_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg256(_mm512_cvtepi32_epi16(r)),
+            );
         }
         i += 16;
     }
@@ -632,13 +641,13 @@ unsafe fn i8_to_f32(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let b = _mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
             let w = if signed {
                 _mm512_cvtepi8_epi32(b)
             } else {
                 _mm512_cvtepu8_epi32(b)
             };
-            _mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtepi32_ps(w));
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtepi32_ps(w));
         }
         i += 16;
     }
@@ -674,7 +683,7 @@ unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
-            let x = _mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
             let t = _mm512_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(x);
             let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2147483648.0));
             let t = _mm512_mask_mov_epi32(t, big, _mm512_set1_epi32(i32::MAX));
@@ -705,4 +714,220 @@ pub unsafe fn f32_to_s8(src: *const u8, dst: *mut u8, n: usize) {
 pub unsafe fn f32_to_u8(src: *const u8, dst: *mut u8, n: usize) {
     // SAFETY: forwarded.
     unsafe { f32_to_i8(src, dst, n, false) }
+}
+
+/// Masked loads and stores that take the plain (faster) instruction when
+/// every lane is on, as in all but the last group of a call.
+mod full {
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi16(p: *mut i16, m: u16, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi16(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi32(p: *mut i32, m: u8, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi32(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi8(p: *mut i8, m: u32, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u32::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi8(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_epi32(p: *mut i32, m: u16, v: __m512i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_storeu_si512(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_epi32(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_epi64`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_epi64(p: *mut i64, m: u8, v: __m512i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm512_storeu_si512(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_epi64(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_ps`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_ps(p: *mut f32, m: u16, v: __m512) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_storeu_ps(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_ps(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_mask_storeu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_mask_storeu_epi16(p: *mut i16, m: u8, v: __m128i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm_storeu_si128(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm_mask_storeu_epi16(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_mask_storeu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_mask_storeu_epi8(p: *mut i8, m: u16, v: __m128i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm_storeu_si128(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm_mask_storeu_epi8(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_maskz_loadu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_maskz_loadu_epi16(m: u16, p: *const i16) -> __m256i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm256_loadu_si256(p.cast())
+            } else {
+                std::arch::x86_64::_mm256_maskz_loadu_epi16(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_maskz_loadu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_maskz_loadu_epi32(m: u8, p: *const i32) -> __m256i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm256_loadu_si256(p.cast())
+            } else {
+                std::arch::x86_64::_mm256_maskz_loadu_epi32(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_epi32(m: u16, p: *const i32) -> __m512i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_loadu_si512(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_epi32(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_pd`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_pd(m: u8, p: *const f64) -> __m512d {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm512_loadu_pd(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_pd(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_ps`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_ps(m: u16, p: *const f32) -> __m512 {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_loadu_ps(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_ps(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_maskz_loadu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_maskz_loadu_epi8(m: u16, p: *const i8) -> __m128i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm_loadu_si128(p.cast())
+            } else {
+                std::arch::x86_64::_mm_maskz_loadu_epi8(m, p)
+            }
+        }
+    }
 }
