@@ -383,6 +383,17 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i
     let bits = _mm512_castpd_si512(x);
     let a = _mm512_and_si512(bits, _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000));
+    if tiny == 0 {
+        // The common case: no lane near float32's subnormals.
+        return if odd {
+            let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+            let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+            let y = _mm256_castps_si256(y);
+            _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1))
+        } else {
+            _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x))
+        };
+    }
     let magic = _mm512_set1_epi64(((1023 - 97) as i64) << 52);
     let af = _mm512_castsi512_pd(a);
     let sign = _mm512_cvtepi64_epi32(_mm512_and_si512(
@@ -421,6 +432,17 @@ unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f64_to_f32(src: *const u8, dst: *mut u8, n: usize) {
     let mut i = 0;
+    // Two groups a step: more independent work in flight.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, false, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, false, true);
+            _mm256_storeu_si256(dst.add(4 * i).cast(), lo);
+            _mm256_storeu_si256(dst.add(4 * i + 32).cast(), hi);
+        }
+        i += 16;
+    }
     while i < n {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -929,5 +951,40 @@ mod full {
                 std::arch::x86_64::_mm_maskz_loadu_epi8(m, p)
             }
         }
+    }
+}
+
+/// float32 -> bfloat16 with AVX512-BF16's VCVTNEPS2BF16: nearest-even
+/// whatever MXCSR says, a NaN made quiet keeping its top payload bits (as
+/// SEMANTICS.md) but subnormal inputs flushed to zero. bfloat16 shares
+/// float32's exponent range, so only a subnormal input has a subnormal
+/// result: a group holding one (rare) takes the integer rounding instead.
+///
+/// # Safety
+/// As `super::run`, on a CPU with AVX512-BF16.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+pub unsafe fn f32_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            let e = _mm512_and_si512(x, _mm512_set1_epi32(0x7F80_0000));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512())
+                & _mm512_cmpneq_epi32_mask(a, _mm512_setzero_si512());
+            if sub == 0 {
+                let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
+                full::_mm256_mask_storeu_epi16(
+                    dst.add(2 * i).cast(),
+                    m,
+                    reg256(std::mem::transmute::<__m256bh, __m256i>(h)),
+                );
+            } else {
+                f32_to_bf16(src.add(4 * i), dst.add(2 * i), (n - i).min(16));
+            }
+        }
+        i += 16;
     }
 }

@@ -87,6 +87,13 @@ entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32, "avx512");
 entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32, "avx512");
 entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32, "avx512");
 entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16, "avx512");
+entry!(
+    z_f32_to_bf16_ne,
+    avx512::f32_to_bf16_ne,
+    32,
+    16,
+    "avx512 + avx512bf16"
+);
 entry!(z_s8_to_f32, avx512::s8_to_f32, 8, 32, "avx512");
 entry!(z_u8_to_f32, avx512::u8_to_f32, 8, 32, "avx512");
 entry!(z_f32_to_s8, avx512::f32_to_s8, 32, 8, "avx512");
@@ -122,7 +129,11 @@ pub fn patch(t: &mut Table, isa: Isa) {
             set(NX_FLOAT8_E5M2, NX_FLOAT32, z_e5m2_to_f32);
             set(NX_FLOAT4_E2M1FN, NX_FLOAT32, z_e2m1_to_f32);
             set(NX_BFLOAT16, NX_FLOAT32, z_bf16_to_f32);
-            set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16);
+            if is_x86_feature_detected!("avx512bf16") {
+                set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16_ne);
+            } else {
+                set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16);
+            }
             set(NX_INT8, NX_FLOAT32, z_s8_to_f32);
             set(NX_UINT8, NX_FLOAT32, z_u8_to_f32);
             set(NX_FLOAT32, NX_INT8, z_f32_to_s8);
