@@ -19,6 +19,9 @@ use std::sync::OnceLock;
 
 pub fn has_avx2() -> bool {
     is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("lzcnt")
+        && is_x86_feature_detected!("popcnt")
         && is_x86_feature_detected!("f16c")
         && is_x86_feature_detected!("fma")
         && is_x86_feature_detected!("bmi2")
