@@ -739,12 +739,13 @@ unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
             let t = _mm512_mask_mov_epi32(t, big, _mm512_set1_epi32(i32::MAX));
             let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
             let t = _mm512_mask_mov_epi32(t, nan, _mm512_setzero_si512());
-            let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
-            let t = _mm512_min_epi32(
-                _mm512_max_epi32(t, _mm512_set1_epi32(lo)),
-                _mm512_set1_epi32(hi),
-            );
-            store_bytes(dst.add(i), m, t);
+            // Saturating narrowing packs clamp to the byte's range.
+            let b = if signed {
+                _mm512_cvtsepi32_epi8(t)
+            } else {
+                _mm512_cvtusepi32_epi8(_mm512_max_epi32(t, _mm512_setzero_si512()))
+            };
+            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, reg128(b));
         }
         i += 16;
     }
