@@ -721,7 +721,8 @@ pub unsafe fn u8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 
 /// float32 -> int8 / uint8: truncate (VCVTTPS2DQ, which no MXCSR mode
 /// changes but DAZ, and a subnormal truncates to 0 either way), saturate
-/// (out of int32's range and NaN give INT_MIN there: set apart), NaN -> 0.
+/// (saturating packs; VCVTTPS2DQ gives INT_MIN out of range, so large
+/// positives are capped first), NaN -> 0.
 ///
 /// # Safety
 /// As `super::run`.
@@ -734,11 +735,12 @@ unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-            let t = _mm512_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(x);
-            let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2147483648.0));
-            let t = _mm512_mask_mov_epi32(t, big, _mm512_set1_epi32(i32::MAX));
-            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-            let t = _mm512_mask_mov_epi32(t, nan, _mm512_setzero_si512());
+            // Cap far above the byte range so the truncation cannot overflow
+            // upward (below, INT_MIN saturates alike); NaN lanes are zeroed
+            // by the conversion's mask.
+            let capped = _mm512_min_ps(x, _mm512_set1_ps(1e9));
+            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x);
+            let t = _mm512_maskz_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(ordered, capped);
             // Saturating narrowing packs clamp to the byte's range.
             let b = if signed {
                 _mm512_cvtsepi32_epi8(t)
