@@ -109,7 +109,7 @@ pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
 /// none; the others (up to 17, as for 0.1) go in halving steps.
 #[inline(always)]
 fn trim(mut digits: u64, mut exp: i32) -> Decimal {
-    if digits == 0 || digits % 10 != 0 {
+    if digits == 0 || !digits.is_multiple_of(10) {
         return Decimal { digits, exp };
     }
     for (p, k) in [
@@ -119,7 +119,7 @@ fn trim(mut digits: u64, mut exp: i32) -> Decimal {
         (100, 2),
         (10, 1),
     ] {
-        if digits % p == 0 {
+        if digits.is_multiple_of(p) {
             digits /= p;
             exp += k;
         }
