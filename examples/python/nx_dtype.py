@@ -100,7 +100,9 @@ class NxDtype:
         out = np.empty(self.nbytes(to, n), np.uint8)
         self._ok(self.lib.nx_convert(self.code(frm), src.ctypes.data, self.code(to),
                                      out.ctypes.data, n))
-        return out.view(NUMPY[to]).reshape(src.shape) if to in NUMPY else out.tobytes()
+        if to not in NUMPY:
+            return out.tobytes()
+        return out.view(NUMPY[to]).reshape(src.shape if frm in NUMPY else (n,))
 
 
 def load(path=None):
