@@ -17,7 +17,6 @@ C_STD   := -std=c99
 C_FLAGS  = $(C_STD) $(WARN) $(CFLAGS) -Iinclude
 C_LIBS   = -L$(LIBDIR) -lnx_dtype -Wl,-rpath,$(ABS_LIBDIR) -lm
 
-RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 LIB_SO  := $(LIBDIR)/libnx_dtype.so
 
 C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/c_tests/%,$(wildcard c_tests/test_*.c))
@@ -27,13 +26,11 @@ C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/c_tests/%,$(wildcard c_tests/test_*.c
 
 all: lib header
 
-lib: $(LIB_SO)
-
-$(LIB_SO): $(RUST_SRC)
-	$(CARGO) build --release --lib
-	@# The soname is libnx_dtype.so.1: give the run-time loader that name too.
-	ln -sf libnx_dtype.so $(LIBDIR)/libnx_dtype.so.1
-	@touch $@
+# Cargo knows when to rebuild; the soname is libnx_dtype.so.1, so the
+# run-time loader needs that name beside the library too.
+lib:
+	$(CARGO) build --release --lib --quiet
+	@ln -sf libnx_dtype.so $(LIBDIR)/libnx_dtype.so.1
 
 $(CBINDGEN):
 	$(CARGO) install --locked --quiet cbindgen --version $(CBINDGEN_VERSION) --root $(CACHE)/cbindgen-$(CBINDGEN_VERSION)
@@ -52,15 +49,16 @@ check-header: $(CBINDGEN)
 	$(CXX) -x c++ -std=c++11 $(WARN) -Iinclude -fsyntax-only $(BUILD)/header_alone.c
 	@echo "header: 1 passed, 0 failed"
 
-$(BUILD)/c_tests/%: c_tests/%.c c_tests/check.h include/nx_dtype.h $(LIB_SO)
+$(BUILD)/c_tests/%: c_tests/%.c c_tests/check.h include/nx_dtype.h
 	@mkdir -p $(dir $@)
 	$(CC) $(C_FLAGS) -Ic_tests $< -o $@ $(C_LIBS) -lpthread
 
-$(BUILD)/examples/%: examples/%.c include/nx_dtype.h $(LIB_SO)
+$(BUILD)/examples/%: examples/%.c include/nx_dtype.h
 	@mkdir -p $(dir $@)
 	$(CC) $(C_FLAGS) $< -o $@ $(C_LIBS)
 
-demo: lib $(BUILD)/examples/table
+demo: lib
+	@$(MAKE) --no-print-directory $(BUILD)/examples/table
 	./$(BUILD)/examples/table
 
 PYTHON = $(shell scripts/python-env)
@@ -72,7 +70,8 @@ lint:
 test-rust:
 	$(CARGO) test --release --quiet
 
-test-c: $(C_TESTS)
+test-c: lib
+	@$(MAKE) --no-print-directory $(C_TESTS)
 	@fail=0; for t in $(C_TESTS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
 
 test-python: lib
@@ -88,3 +87,9 @@ test: $(TEST_TARGETS)
 clean:
 	$(CARGO) clean
 	rm -rf $(BUILD)
+
+# Benchmarks (not tests): figures go to BENCHMARKS.md.
+bench-store: lib
+	@mkdir -p $(BUILD)/bench
+	$(CC) -std=c11 $(WARN) -O2 -Iinclude bench/bench_store.c -o $(BUILD)/bench/bench_store $(C_LIBS)
+	./$(BUILD)/bench/bench_store

@@ -13,6 +13,7 @@ const F64_EXP: u64 = 0x7ff << 52;
 /// infinity of its sign, or saturates in formats without one. `sticky` says
 /// the exact value has more bits below `m` (so it is never a tie).
 /// Returns the element's bits.
+#[inline(always)]
 pub fn round_parts(fmt: Format, neg: bool, m: u64, e: i32, sticky: bool) -> u64 {
     let sign = if neg { fmt.sign_mask() } else { 0 };
     if m == 0 {
@@ -23,36 +24,30 @@ pub fn round_parts(fmt: Format, neg: bool, m: u64, e: i32, sticky: bool) -> u64 
     let e = e - lz as i32;
     // value = m * 2^e with m in [2^63, 2^64): its leading bit has exponent `top`.
     let top = e + 63;
-    if top > fmt.emax() + 1 {
-        // At least 2^(emax+2): past the largest finite value even before rounding.
-        return sign | overflow_bits(fmt);
-    }
     let f = fmt.fraction_bits as i32;
     // Exponent of the last bit kept: f bits below the leading bit, but never
-    // below the subnormal quantum 2^(emin - f).
+    // below the subnormal quantum 2^(emin - f). Clamped so that everything
+    // under half a quantum takes the same (branch-free) path to zero.
     let q = top.max(fmt.emin()) - f;
-    let shift = (q - e) as u32; // >= 63 - f >= 11, since every f <= 52
-    let (kept, half, rest) = if shift >= 65 {
-        (0, false, true)
-    } else if shift == 64 {
-        (0, true, m << 1 != 0 || sticky)
-    } else {
-        let below = m & ((1u64 << shift) - 1);
-        let half_bit = 1u64 << (shift - 1);
-        (
-            m >> shift,
-            below & half_bit != 0,
-            below & (half_bit - 1) != 0 || sticky,
-        )
-    };
-    let kept = kept + u64::from(half && (rest || kept & 1 == 1));
+    let shift = (q - e).clamp(0, 65) as u32; // >= 63 - f >= 11, since f <= 52
+                                             // Kept bits in the high half, the bits below them left-aligned in the low.
+    let wide = (u128::from(m) << 64) >> shift;
+    let kept = (wide >> 64) as u64;
+    let below = wide as u64;
+    let half = below >> 63;
+    let rest = u64::from(below << 1 != 0 || sticky);
+    let kept = kept + (half & (rest | kept));
     // Biased like the format: subnormals have exponent field 0, and a carry
-    // out of the fraction moves into the exponent field by itself.
+    // out of the fraction moves into the exponent field by itself. `top` is
+    // at most 1023 + 63, so this cannot overflow for any format here.
     let mag = (((q + f - fmt.emin()) as u64) << f) + kept;
-    if mag > fmt.max_finite_bits() {
-        return sign | overflow_bits(fmt);
+    // A select, not a branch: random data overflows unpredictably.
+    let over = overflow_bits(fmt);
+    sign | if mag > fmt.max_finite_bits() {
+        over
+    } else {
+        mag
     }
-    sign | mag
 }
 
 /// Bits (sign clear) a result past the largest finite value stores as.
@@ -80,6 +75,7 @@ fn nan_bits(fmt: Format, neg: bool, payload: u64) -> u64 {
 }
 
 /// of_float: the bits a store of the float64 with bits `x` into `fmt` holds.
+#[inline(always)]
 pub fn store_f64(fmt: Format, x: u64) -> u64 {
     let neg = x >> 63 != 0;
     let exp = ((x >> 52) & 0x7ff) as i32;

@@ -62,6 +62,7 @@ pub fn decode(dt: Dtype, raw: Raw) -> Value {
 }
 
 /// A float component (given as float64 bits) stored into format `f`.
+#[inline(always)]
 fn float_into(f: Format, v: Value) -> u64 {
     match v {
         Value::Float(x) | Value::Complex(x, _) => store_f64(f, x),
@@ -71,6 +72,7 @@ fn float_into(f: Format, v: Value) -> u64 {
 }
 
 /// The element of `dt` a store of `v` holds (SEMANTICS.md's table).
+#[inline(always)]
 pub fn encode(dt: Dtype, v: Value) -> Raw {
     match dt.class() {
         Class::Float(f) => u128::from(float_into(f, v)),
@@ -136,8 +138,59 @@ pub fn read_elem(dt: Dtype, bytes: &[u8]) -> Raw {
 
 /// Write one element as `dt.elem_bytes()` little-endian bytes; a sub-byte
 /// element clears the other bits of its byte.
+#[inline(always)]
 pub fn write_elem(dt: Dtype, raw: Raw, bytes: &mut [u8]) {
-    for (i, b) in bytes.iter_mut().take(dt.elem_bytes()).enumerate() {
-        *b = (raw >> (8 * i)) as u8;
+    // Fixed-size copies: a scalar store is a few nanoseconds, a memcpy call
+    // of a variable length would be a good part of that.
+    fn put<const N: usize>(bytes: &mut [u8], le: &[u8; 16]) {
+        if let (Some(dst), Some(src)) = (bytes.get_mut(..N), le.get(..N)) {
+            dst.copy_from_slice(src);
+        }
+    }
+    let le = raw.to_le_bytes();
+    match dt.elem_bytes() {
+        1 => put::<1>(bytes, &le),
+        2 => put::<2>(bytes, &le),
+        4 => put::<4>(bytes, &le),
+        8 => put::<8>(bytes, &le),
+        _ => put::<16>(bytes, &le),
     }
 }
+
+/// `encode(dt, Value::Float(x))` written to `out`, for the dtype whose code
+/// is `C`: the dtype is a constant here, so the one rounding routine is
+/// specialised to its format (a scalar store is then a few nanoseconds).
+fn store_f64_code<const C: usize>(x: u64, out: &mut [u8]) {
+    let dt = const {
+        match Dtype::from_code(C as i32) {
+            Some(d) => d,
+            None => panic!("no such dtype code"),
+        }
+    };
+    write_elem(dt, encode(dt, Value::Float(x)), out);
+}
+
+/// `store_f64_code` for every code, indexed by code.
+pub static STORE_F64: [fn(u64, &mut [u8]); crate::table::COUNT] = [
+    store_f64_code::<0>,
+    store_f64_code::<1>,
+    store_f64_code::<2>,
+    store_f64_code::<3>,
+    store_f64_code::<4>,
+    store_f64_code::<5>,
+    store_f64_code::<6>,
+    store_f64_code::<7>,
+    store_f64_code::<8>,
+    store_f64_code::<9>,
+    store_f64_code::<10>,
+    store_f64_code::<11>,
+    store_f64_code::<12>,
+    store_f64_code::<13>,
+    store_f64_code::<14>,
+    store_f64_code::<15>,
+    store_f64_code::<16>,
+    store_f64_code::<17>,
+    store_f64_code::<18>,
+    store_f64_code::<19>,
+    store_f64_code::<20>,
+];

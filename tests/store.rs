@@ -2,7 +2,7 @@
 //! boundary of every float format of at most 16 bits, judged by an exact
 //! reference written here (rationals as i128 numerator over a power of two).
 
-use nx_dtype::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16, F32, F64};
+use nx_dtype::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32, F64};
 use nx_dtype::store::{load_f64, store_f64, store_int};
 
 fn st(f: Format, x: f64) -> u64 {
@@ -39,12 +39,9 @@ fn nan_payloads() {
     let snan = 0x7FF5_0000_0000_0001u64; // quiet bit clear, payload 0b0101...
     assert_eq!(
         store_f64(F32, snan),
-        0x7FC0_0000 | (0x5_0000_0000_0001u64 >> 29) as u64
+        0x7FC0_0000 | (0x5_0000_0000_0001u64 >> 29)
     );
-    assert_eq!(
-        store_f64(F16, snan),
-        0x7E00 | (0x5_0000_0000_0001u64 >> 42) as u64
-    );
+    assert_eq!(store_f64(F16, snan), 0x7E00 | (0x5_0000_0000_0001u64 >> 42));
     assert_eq!(store_f64(F16, snan | 1 << 63), 0xFE00 | 0x140);
     assert_eq!(store_f64(E5M2, 0x7FF4_0000_0000_0000), 0x7F);
     assert_eq!(store_f64(E5M2, 0x7FF8_0000_0000_0000), 0x7E);

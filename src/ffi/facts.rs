@@ -4,7 +4,7 @@ use super::*;
 use crate::facts::{exact, extreme};
 use crate::store::is_value;
 use crate::table::{Class, Kind, Row, TABLE};
-use crate::value::{encode, read_elem, to_f64, write_elem, Raw, Value};
+use crate::value::{encode, read_elem, to_f64, write_elem, Raw, Value, STORE_F64};
 use std::ffi::{c_char, c_void, CStr};
 
 /// The facts of a float format (or of a complex dtype's components).
@@ -91,6 +91,8 @@ const fn c_row(r: &Row) -> NxDtypeRow {
 
 /// The dtype table, indexed by code: the same rows the functions read.
 #[no_mangle]
+// Evaluated at compile time: an index out of range is a build error.
+#[allow(clippy::indexing_slicing)]
 pub static nx_dtype_table: [NxDtypeRow; NX_DTYPE_COUNT] = {
     let mut rows = [c_row(&TABLE[0]); NX_DTYPE_COUNT];
     let mut i = 1;
@@ -297,8 +299,22 @@ pub unsafe extern "C" fn nx_dtype_max_value(dt: i32, elem: *mut c_void) -> i32 {
 /// `elem` is NULL or points to `nx_dtype_bytes(dt, 1)` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nx_store_f64(dt: i32, x: f64, elem: *mut c_void) -> i32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { write_out(dt, elem, |d| Ok(encode(d, Value::Float(x.to_bits())))) }
+    guard(NX_ERR_INTERNAL, || {
+        let d = match dtype(dt) {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        if elem.is_null() {
+            return NX_ERR_NULL;
+        }
+        // SAFETY: checked non-NULL; the caller guarantees elem_bytes writable bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(elem.cast::<u8>(), d.elem_bytes()) };
+        // The per-dtype specialisation of encode(d, Value::Float(x)).
+        if let Some(store) = STORE_F64.get(d.code() as usize) {
+            store(x.to_bits(), out);
+        }
+        NX_OK
+    })
 }
 
 /// Stores the exact integer `x` into one element of `dt`, rounding once

@@ -8,8 +8,10 @@ mod convert;
 mod facts;
 mod print;
 
+#[allow(unused_imports)] // until the kernels land
 pub use convert::*;
 pub use facts::*;
+#[allow(unused_imports)] // until printing lands
 pub use print::*;
 
 use crate::table::Dtype;
@@ -85,6 +87,7 @@ pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
 }
 
 /// Collapse a `Result` whose error is a status into a C return value.
+#[allow(dead_code)]
 pub(crate) fn status<T: Into<i64>>(r: Result<T, Status>) -> i64 {
     match r {
         Ok(v) => v.into(),
@@ -112,5 +115,21 @@ pub(crate) fn non_null_mut<T>(p: *mut T) -> Result<*mut T, Status> {
         Err(NX_ERR_NULL)
     } else {
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_nx_err_internal() {
+        // Silence the default hook's message for this deliberate panic.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let status = guard(NX_ERR_INTERNAL, || -> i32 { panic!("a bug") });
+        std::panic::set_hook(hook);
+        assert_eq!(status, NX_ERR_INTERNAL);
+        assert_eq!(guard(NX_ERR_INTERNAL, || NX_OK), NX_OK);
     }
 }
