@@ -13,6 +13,7 @@
 #include <caml/memory.h>
 #include <caml/mlvalues.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -43,17 +44,17 @@ typedef union {
 } elem_t;
 
 /* The element's bits, read little-endian (the host's order) and extended by
-   its kind: sign-extended for signed integers, zero-extended otherwise. The
-   writer cleared the unused high bits of a sub-byte element (ABI.md). */
+   its kind: sign-extended for signed integers, zero-extended otherwise.
+   Every caller zeroed e->u before the library wrote the element, so all 8
+   bytes are defined; bits past the element's are masked off. */
 static int64_t elem_bits(int32_t dt, const elem_t *e) {
   int32_t bits = nx_dtype_table[dt].bits;
-  uint64_t u = 0;
-  memcpy(&u, e->b, bits >= 64 ? 8 : (size_t)(bits + 7) / 8);
+  uint64_t u = e->u;
   if (bits < 64) {
-    u &= (UINT64_C(1) << bits) - 1;
-    if (nx_dtype_table[dt].kind == NX_KIND_SIGNED &&
-        (u >> (bits - 1)) != 0)
-      u |= ~((UINT64_C(1) << bits) - 1);
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
+    u &= mask;
+    if (nx_dtype_table[dt].kind == NX_KIND_SIGNED && (u >> (bits - 1)) != 0)
+      u |= ~mask;
   }
   return (int64_t)u;
 }
@@ -176,11 +177,67 @@ static elem_t store(intnat dt, double x) {
   return e;
 }
 
+/* Reading a stored float back: the one hot path besides the store itself.
+   float64 is its own value and a float32 widens exactly in C (NaNs quiet,
+   with their payload, as nx_load_f64 reads them); the formats of at most 16
+   bits read through tables that nx_load_f64 fills once, on first use, so
+   every value still comes from the library. */
+static double dec_f16[1 << 16], dec_bf16[1 << 16], dec_e4m3[256], dec_e5m2[256],
+    dec_e2m1[16];
+static pthread_once_t once_f16 = PTHREAD_ONCE_INIT, once_bf16 = PTHREAD_ONCE_INIT,
+                      once_e4m3 = PTHREAD_ONCE_INIT, once_e5m2 = PTHREAD_ONCE_INIT,
+                      once_e2m1 = PTHREAD_ONCE_INIT;
+
+static void fill(int32_t dt, double *table, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    unsigned char e[2] = {(unsigned char)(i & 0xff), (unsigned char)(i >> 8)};
+    table[i] = 0.0;
+    nx_load_f64(dt, e, &table[i]);
+  }
+}
+#define FILLER(name, dt, table)                                   \
+  static void name(void) {                                        \
+    fill(dt, table, (uint32_t)(sizeof table / sizeof table[0]));  \
+  }
+FILLER(fill_f16, NX_FLOAT16, dec_f16)
+FILLER(fill_bf16, NX_BFLOAT16, dec_bf16)
+FILLER(fill_e4m3, NX_FLOAT8_E4M3FN, dec_e4m3)
+FILLER(fill_e5m2, NX_FLOAT8_E5M2, dec_e5m2)
+FILLER(fill_e2m1, NX_FLOAT4_E2M1FN, dec_e2m1)
+
+static double load_float(intnat dt, const elem_t *e) {
+  float f;
+  double y = 0.0;
+  switch (dt) {
+    case NX_FLOAT64:
+      return e->d[0];
+    case NX_FLOAT32:
+      memcpy(&f, e->b, sizeof f);
+      return (double)f;
+    case NX_FLOAT16:
+      pthread_once(&once_f16, fill_f16);
+      return dec_f16[e->b[0] | (e->b[1] << 8)];
+    case NX_BFLOAT16:
+      pthread_once(&once_bf16, fill_bf16);
+      return dec_bf16[e->b[0] | (e->b[1] << 8)];
+    case NX_FLOAT8_E4M3FN:
+      pthread_once(&once_e4m3, fill_e4m3);
+      return dec_e4m3[e->b[0]];
+    case NX_FLOAT8_E5M2:
+      pthread_once(&once_e5m2, fill_e5m2);
+      return dec_e5m2[e->b[0]];
+    case NX_FLOAT4_E2M1FN:
+      pthread_once(&once_e2m1, fill_e2m1);
+      return dec_e2m1[e->b[0] & 0xf];
+    default:
+      nx_load_f64((int32_t)dt, e->b, &y);
+      return y;
+  }
+}
+
 double nx_ml_store_float(intnat dt, double x) {
   elem_t e = store(dt, x);
-  double y = 0.0;
-  nx_load_f64((int32_t)dt, e.b, &y);
-  return y;
+  return load_float(dt, &e);
 }
 value nx_ml_store_float_byte(value dt, value x) {
   return caml_copy_double(nx_ml_store_float(Long_val(dt), Double_val(x)));

@@ -69,6 +69,11 @@ int main(void) {
   of_float("Float32", NX_FLOAT32, 20000000);
   of_float("Int8", NX_INT8, 20000000);
   store("Float16", NX_FLOAT16, 20000000);
+  store("Bfloat16", NX_BFLOAT16, 20000000);
+  store("Float32", NX_FLOAT32, 20000000);
+  store("Int8", NX_INT8, 20000000);
+  store("Uint32", NX_UINT32, 20000000);
+  store("Bool", NX_BOOL, 20000000);
   if (HAVE_FORMAT) {
     format("Float16", NX_FLOAT16, 2000000);
     format("Float32", NX_FLOAT32, 2000000);
