@@ -4,7 +4,9 @@
 
 CARGO   ?= cargo
 CC      ?= cc
-CACHE   ?= $(HOME)/.cache/nx_dtype
+# Every tool installed on first use lives here (NX_CACHE), outside the repo.
+export NX_CACHE ?= $(HOME)/.cache/nx_dtype
+CACHE   := $(NX_CACHE)
 CBINDGEN_VERSION := 0.29.4
 CBINDGEN := $(CACHE)/cbindgen-$(CBINDGEN_VERSION)/bin/cbindgen
 LIBDIR  := target/release
@@ -61,7 +63,7 @@ demo: lib
 	@$(MAKE) --no-print-directory $(BUILD)/examples/table
 	./$(BUILD)/examples/table
 
-PYTHON = $(shell scripts/python-env)
+PYTHON = $(shell NX_CACHE=$(NX_CACHE) scripts/python-env)
 
 lint:
 	$(CARGO) fmt --check
