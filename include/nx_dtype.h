@@ -142,6 +142,15 @@
 #define NX_FORMAT_MAX 64
 
 /**
+ * Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
+ */
+#define FORMAT_MAX 64
+
+#define POW10_MIN -292
+
+#define POW10_MAX 324
+
+/**
  * The facts of a float format (or of a complex dtype's components).
  */
 typedef struct nx_float_format {
@@ -336,6 +345,43 @@ int32_t nx_load_f64(int32_t dt, const void *elem, double *out);
  * format (of the components, for complex), else 0. NX_ERR_KIND otherwise.
  */
 int32_t nx_is_value_f64(int32_t dt, double x);
+
+/**
+ * Formats one element of dtype `dt` at `elem` (nx_dtype_bytes(dt, 1) bytes;
+ * a sub-byte element in the low bits of elem[0]) as the seed's pp_value:
+ * floats as the shortest decimal that reads back as the same value of the
+ * format ("0.1", "65500", "1e+16", "2e-05"), "nan", "inf", "-inf", "-0";
+ * integers in decimal (unsigned ones unsigned); complex as "0.5-2i";
+ * booleans as "true" / "false".
+ *
+ * Like snprintf: returns the length of the whole text (without its NUL), or
+ * a negative status; when `cap` > 0 writes at most `cap - 1` bytes of it and
+ * a NUL to `buf`. No text is longer than NX_FORMAT_MAX - 1 bytes. Errors:
+ * NX_ERR_DTYPE for a bad code; NX_ERR_NULL if `elem` is NULL, or `buf` is
+ * NULL with `cap` > 0. Nothing is written on failure.
+ *
+ * # Safety
+ * `elem` is NULL or points to nx_dtype_bytes(dt, 1) readable bytes; `buf` is
+ * NULL or points to `cap` writable bytes.
+ */
+int64_t nx_format(int32_t dt, const void *elem, char *buf, size_t cap);
+
+/**
+ * Formats the double `x` as a value of float dtype `dt`, as nx_format
+ * formats an element holding it: `x` = 0.1 prints "0.1" as a float64 and
+ * NX_ERR_NOT_VALUE as a float32 (0.1 is not a float32). NaN and infinities
+ * print "nan", "inf", "-inf" whatever the format.
+ *
+ * Returns like snprintf (see nx_format). Errors, in this order: NX_ERR_DTYPE
+ * for a bad code; NX_ERR_NULL if `buf` is NULL with `cap` > 0; NX_ERR_KIND
+ * unless `dt` is a float dtype (complex ones included: pass an element to
+ * nx_format); NX_ERR_NOT_VALUE if `x` is finite and not a value of the
+ * format. Nothing is written on failure.
+ *
+ * # Safety
+ * `buf` is NULL or points to `cap` writable bytes.
+ */
+int64_t nx_format_f64(int32_t dt, double x, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,0 +1,101 @@
+//! `make bench-print`: ns per value of pp_value for every float format on
+//! random finite values, beside ryu, dragonbox and zmij (float64, float32) on
+//! the same values in the same run. Prints a markdown table.
+
+use nx_dtype::print::{decimal_of_bits, format_elem, FORMAT_MAX};
+use nx_dtype::table::Dtype;
+use std::hint::black_box;
+use std::time::Instant;
+
+const N: usize = 1 << 16;
+const ROUNDS: usize = 40;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+}
+
+/// Best of several rounds, ns per value.
+fn time<T: Copy>(vals: &[T], mut f: impl FnMut(T) -> usize) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        let mut sum = 0usize;
+        for &v in vals {
+            sum = sum.wrapping_add(f(black_box(v)));
+        }
+        black_box(sum);
+        best = best.min(t.elapsed().as_nanos() as f64 / vals.len() as f64);
+    }
+    best
+}
+
+/// Random finite, non-NaN element bits of a float dtype.
+fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
+    let fmt = dt.float_format().unwrap();
+    let mask = if fmt.bits() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << fmt.bits()) - 1
+    };
+    let mut v = Vec::with_capacity(N);
+    while v.len() < N {
+        let b = rng.next() & mask;
+        if !fmt.is_nan(b) && !fmt.is_infinite(b) {
+            v.push(b as u128);
+        }
+    }
+    v
+}
+
+fn main() {
+    let mut rng = Rng(0x243F6A8885A308D3);
+    let mut out = [0u8; FORMAT_MAX];
+    println!("| format | nx_dtype text | nx_dtype digits only | ryu | dragonbox | zmij |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for code in 0..=6 {
+        let dt = Dtype::from_code(code).unwrap();
+        let bits = random_bits(dt, &mut rng);
+        let ours = time(&bits, |b| format_elem(dt, b, &mut out));
+        // The engine alone, never remembered: what a first print costs,
+        // less the layout.
+        let fmt = dt.float_format().unwrap();
+        let mags: Vec<u64> = bits
+            .iter()
+            .map(|&b| b as u64 & fmt.magnitude_mask())
+            .filter(|&m| m != 0)
+            .collect();
+        let engine = time(&mags, |m| decimal_of_bits(fmt, m).digits as usize);
+        let (mut r, mut d, mut z) = ("".to_string(), "".to_string(), "".to_string());
+        if code == 0 {
+            let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
+            let mut rb = ryu::Buffer::new();
+            let mut db = dragonbox::Buffer::new();
+            let mut zb = zmij::Buffer::new();
+            r = format!("{:.1}", time(&xs, |x| rb.format_finite(x).len()));
+            d = format!("{:.1}", time(&xs, |x| db.format_finite(x).len()));
+            z = format!("{:.1}", time(&xs, |x| zb.format_finite(x).len()));
+        } else if code == 1 {
+            let xs: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
+            let mut rb = ryu::Buffer::new();
+            let mut zb = zmij::Buffer::new();
+            r = format!("{:.1}", time(&xs, |x| rb.format_finite(x).len()));
+            z = format!("{:.1}", time(&xs, |x| zb.format_finite(x).len()));
+            d = "n/a".into();
+        }
+        println!(
+            "| {} | {ours:.1} | {engine:.1} | {r} | {d} | {z} |",
+            dt.name()
+        );
+    }
+    println!();
+    println!("ns per value, best of {ROUNDS} rounds over {N} random finite values (random bit patterns);");
+    println!("nx_dtype text is `print::format_elem` (digits and layout, into a 64-byte buffer;");
+    println!("the formats of at most 16 bits copy the text remembered from the first print);");
+    println!("digits only is `print::decimal_of_bits`, the engine without layout or memo.");
+}

@@ -1,1 +1,0 @@
-//! pp_value: shortest round-trip decimals per format (issue 3).

@@ -1,0 +1,148 @@
+//! pp_value (SEMANTICS.md, "Printing"): an element's text. The digits come
+//! from `digits` (the engine, integer arithmetic only, so every machine
+//! prints the same), the text from `layout`; nothing allocates.
+
+pub mod digits;
+mod layout;
+mod memo;
+pub mod pow10;
+
+use crate::format::{Format, F32, F64};
+use crate::store::{is_value, store_f64};
+use crate::table::{Class, Dtype};
+use digits::{shortest, Decimal};
+use layout::Writer;
+
+/// Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
+pub const FORMAT_MAX: usize = 64;
+
+/// Why a double cannot be printed as a value of a dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintError {
+    /// The dtype is not a float kind.
+    Kind,
+    /// A finite double that is not a value of the dtype's format.
+    NotValue,
+}
+
+/// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`.
+#[inline(always)]
+pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
+    let f = fmt.fraction_bits;
+    let exp = (mag >> f) as i32;
+    let frac = mag & fmt.fraction_mask();
+    if exp == 0 {
+        shortest(frac, fmt.emin() - f as i32, false)
+    } else {
+        // A power of two has its lower neighbour a quarter step away, unless
+        // that neighbour is the largest subnormal (exponent field 1).
+        shortest(
+            frac | 1 << f,
+            exp - fmt.bias - f as i32,
+            frac == 0 && exp > 1,
+        )
+    }
+}
+
+/// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
+#[inline(always)]
+fn float(w: &mut Writer, fmt: Format, bits: u64) {
+    if fmt.is_nan(bits) {
+        return w.bytes(b"nan");
+    }
+    if bits & fmt.sign_mask() != 0 {
+        w.byte(b'-');
+    }
+    if fmt.is_infinite(bits) {
+        return w.bytes(b"inf");
+    }
+    let mag = bits & fmt.magnitude_mask();
+    if mag == 0 {
+        return w.byte(b'0');
+    }
+    w.decimal(decimal_of_bits(fmt, mag));
+}
+
+/// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
+/// complex: real part low) to `out`; returns the text's length.
+pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
+    // The two widest floats first, straight to their engine with their
+    // format's constants folded in.
+    let class = dt.class();
+    if class == Class::Float(F64) {
+        let mut w = Writer::new(out);
+        float(&mut w, F64, raw as u64);
+        return w.finish();
+    }
+    if class == Class::Float(F32) {
+        let mut w = Writer::new(out);
+        float(&mut w, F32, raw as u32 as u64);
+        return w.finish();
+    }
+    let bits = dt.bits();
+    let raw = if bits >= 128 {
+        raw
+    } else {
+        raw & ((1 << bits) - 1)
+    };
+    if let Class::Float(f) = dt.class() {
+        if let Some(table) = memo::table(f) {
+            return memo::text(table, raw as u64, out, |out| {
+                let mut w = Writer::new(out);
+                float(&mut w, f, raw as u64);
+                w.finish()
+            });
+        }
+    }
+    let mut w = Writer::new(out);
+    match dt.class() {
+        Class::Float(f) => float(&mut w, f, raw as u64),
+        Class::Complex(f) => {
+            let re = raw as u64 & (f.sign_mask() | f.magnitude_mask());
+            let im = (raw >> f.bits()) as u64;
+            float(&mut w, f, re);
+            // "-" iff the imaginary sign bit is set on a number; NaN is "+nan".
+            let minus = im & f.sign_mask() != 0 && !f.is_nan(im);
+            w.byte(if minus { b'-' } else { b'+' });
+            float(&mut w, f, im & f.magnitude_mask());
+            w.byte(b'i');
+        }
+        Class::Signed => {
+            let shift = 128 - bits;
+            w.int(((raw << shift) as i128) >> shift);
+        }
+        Class::Unsigned => match i128::try_from(raw) {
+            Ok(n) => w.int(n),
+            // No unsigned dtype is wider than 64 bits.
+            Err(_) => w.bytes(b"?"),
+        },
+        Class::Bool | Class::Bit => w.bytes(if raw != 0 { b"true" } else { b"false" }),
+    }
+    w.finish()
+}
+
+/// Write pp_value of the double `x` as a value of float dtype `dt`; a finite
+/// `x` must be a value of `dt`'s format. NaN and infinities print as such in
+/// every format (pp_value of the float itself).
+pub fn format_f64(dt: Dtype, x: f64, out: &mut [u8; FORMAT_MAX]) -> Result<usize, PrintError> {
+    let fmt = dt.float_format().ok_or(PrintError::Kind)?;
+    let bits = x.to_bits();
+    if fmt == F64 || !x.is_finite() {
+        let mut w = Writer::new(out);
+        float(&mut w, F64, bits);
+        return Ok(w.finish());
+    }
+    if !is_value(fmt, bits) {
+        return Err(PrintError::NotValue);
+    }
+    let elem = store_f64(fmt, bits);
+    let print = |out: &mut [u8; FORMAT_MAX]| {
+        let mut w = Writer::new(out);
+        float(&mut w, fmt, elem);
+        w.finish()
+    };
+    Ok(match memo::table(fmt) {
+        Some(table) => memo::text(table, elem, out, print),
+        None => print(out),
+    })
+}
