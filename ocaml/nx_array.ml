@@ -325,7 +325,6 @@ module Dtype = struct
 
   let format_max = 64 (* NX_FORMAT_MAX *)
   let err_not_value = -5 (* NX_ERR_NOT_VALUE *)
-  let err_missing = -100 (* the stubs' NX_ML_MISSING *)
 
   let not_value dt what =
     invalid_arg
@@ -354,8 +353,6 @@ module Dtype = struct
           | R_float -> Printf.sprintf "%h" x
           | R_complex -> Printf.sprintf "{re = %h; im = %h}" x.re x.im
           | _ -> "the value")
-      else if n = err_missing then
-        failwith "Nx_array.Dtype.pp_value: libnx_dtype lacks nx_format"
       else failwith ("Nx_array.Dtype.pp_value: libnx_dtype status " ^ string_of_int n)
     end;
     Format.pp_print_substring ~pos:0 ~len:n ppf (Bytes.unsafe_to_string buf)

@@ -19,23 +19,6 @@
 
 #include "nx_dtype.h"
 
-/* nx_format and nx_format_f64 are fixed by ABI.md but reach the library
-   later than the facts. Until the header declares them (the Makefile then
-   defines NX_ML_FORMAT_DECLARED), reference them weakly, so the stubs link
-   against a library without them and report NX_ML_MISSING when called. */
-#ifndef NX_ML_FORMAT_DECLARED
-extern int64_t nx_format(int32_t dt, const void *elem, char *buf, size_t cap)
-    __attribute__((weak));
-extern int64_t nx_format_f64(int32_t dt, double x, char *buf, size_t cap)
-    __attribute__((weak));
-#define HAVE_FORMAT (nx_format != NULL && nx_format_f64 != NULL)
-#else
-#define HAVE_FORMAT 1
-#endif
-
-/* Not an NX_ERR_*: the library in use lacks the printing functions. */
-#define NX_ML_MISSING (-100)
-
 /* One element of any dtype: 16 bytes (complex128) at most. */
 typedef union {
   unsigned char b[16];
@@ -299,7 +282,6 @@ value nx_ml_store_complex_byte(value dt, value x) {
 
 /* The text's length, or a negative status. */
 intnat nx_ml_format_f64(intnat dt, double x, value buf) {
-  if (!HAVE_FORMAT) return NX_ML_MISSING;
   return (intnat)nx_format_f64((int32_t)dt, x, (char *)Bytes_val(buf),
                                caml_string_length(buf));
 }
@@ -313,7 +295,6 @@ intnat nx_ml_format_bits(intnat dt, int64_t x, value buf) {
   elem_t e;
   int32_t bits = nx_dtype_table[dt].bits;
   uint64_t u = (uint64_t)x;
-  if (!HAVE_FORMAT) return NX_ML_MISSING;
   if (bits < 64) u &= (UINT64_C(1) << bits) - 1;
   e.u = 0;
   memcpy(e.b, &u, sizeof u);
@@ -329,7 +310,6 @@ value nx_ml_format_bits_byte(value dt, value x, value buf) {
 intnat nx_ml_format_complex(intnat dt, double re, double im, value buf) {
   elem_t e;
   int32_t ok;
-  if (!HAVE_FORMAT) return NX_ML_MISSING;
   ok = nx_is_value_f64((int32_t)dt, re);
   if (ok == 1) ok = nx_is_value_f64((int32_t)dt, im);
   if (ok != 1) return ok < 0 ? ok : NX_ERR_NOT_VALUE;

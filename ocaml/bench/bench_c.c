@@ -8,14 +8,6 @@
 
 #include "nx_dtype.h"
 
-#ifndef NX_ML_FORMAT_DECLARED
-extern int64_t nx_format_f64(int32_t dt, double x, char *buf, size_t cap)
-    __attribute__((weak));
-#define HAVE_FORMAT (nx_format_f64 != NULL)
-#else
-#define HAVE_FORMAT 1
-#endif
-
 #ifndef NX_ML_CONVERT_DECLARED
 extern const char *nx_kernel_isa(void) __attribute__((weak));
 #define HAVE_ISA (nx_kernel_isa != NULL)
@@ -82,11 +74,7 @@ int main(void) {
   store("Int8", NX_INT8, 20000000);
   store("Uint32", NX_UINT32, 20000000);
   store("Bool", NX_BOOL, 20000000);
-  if (HAVE_FORMAT) {
-    format("Float16", NX_FLOAT16, 2000000);
-    format("Float32", NX_FLOAT32, 2000000);
-  } else {
-    printf("C     nx_format_f64: skipped (the library lacks it)\n");
-  }
+  format("Float16", NX_FLOAT16, 2000000);
+  format("Float32", NX_FLOAT32, 2000000);
   return 0;
 }

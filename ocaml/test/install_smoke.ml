@@ -4,7 +4,8 @@ open Nx_array
 
 let () =
   let x = Dtype.of_float Dtype.Float16 0.1 in
-  let ok = x = 0x1.998p-4 && Dtype.name Dtype.Float16 = "float16" && Dtype.bits Dtype.Bit = 1 in
-  Printf.printf "installed nx_array: of_float Float16 0.1 = %h (%s)\n" x
+  let s = Format.asprintf "%a" (Dtype.pp_value Dtype.Float16) x in
+  let ok = x = 0x1.998p-4 && s = "0.1" && Dtype.name Dtype.Float16 = "float16" in
+  Printf.printf "installed nx_array: of_float Float16 0.1 = %h, printed %s (%s)\n" x s
     (if ok then "ok" else "WRONG");
   exit (if ok then 0 else 1)

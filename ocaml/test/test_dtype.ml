@@ -6,7 +6,6 @@ module D = Nx_array.Dtype
 
 (* ---- The C library, raw ---- *)
 
-external t_have_format : unit -> bool = "t_have_format"
 external t_have_convert : unit -> bool = "t_have_convert"
 external t_count : unit -> int = "t_count"
 external t_bits : int -> int = "t_bits"
@@ -55,13 +54,11 @@ let check_all name f cases =
 let raises_invalid f =
   match f () with _ -> false | exception Invalid_argument _ -> true
 
-let have_format = t_have_format ()
 let have_convert = t_have_convert ()
 
 let needs what have name f =
   if have then f () else pending := (name ^ " (needs " ^ what ^ ")") :: !pending
 
-let with_format name f = needs "nx_format" have_format name f
 let with_convert name f = needs "nx_convert" have_convert name f
 
 let show_float x = Printf.sprintf "%h" x
@@ -271,7 +268,7 @@ let seed_examples () =
   check "exact: a real into a complex whose component it is exact into"
     (exact Float32 Complex64 && exact Int16 Complex64 && not (exact Float64 Complex64)
     && exact Float64 Complex128);
-  with_format "seed printing examples" (fun () ->
+  (
       check "pp_value Float32 (of_float Float32 0.1) = 0.1"
         (pp_to_string Float32 (of_float Float32 0.1) = "0.1");
       check "pp_value Float16 65504. = 65500" (pp_to_string Float16 65504. = "65500");
@@ -736,7 +733,7 @@ let () =
   holds ();
   exact_definition ();
   stores ();
-  with_format "printing against nx_format" printing;
+  printing ();
   with_convert "Float16 bigarrays through nx_convert" convert;
   allocation ();
   List.iter (fun p -> Printf.printf "PENDING: %s\n" p) (List.rev !pending);
