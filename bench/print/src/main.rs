@@ -56,6 +56,8 @@ fn random_bits(dt: Dtype, rng: &mut Rng) -> Vec<u128> {
 fn main() {
     let mut rng = Rng(0x243F6A8885A308D3);
     let mut out = [0u8; FORMAT_MAX];
+    println!("### Printing (pp_value): `make bench-print`");
+    println!();
     println!("| format | nx_dtype text | nx_dtype digits only | ryu | dragonbox | zmij |");
     println!("|---|---:|---:|---:|---:|---:|");
     for code in 0..=6 {
