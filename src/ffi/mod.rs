@@ -11,7 +11,6 @@ mod print;
 #[allow(unused_imports)] // until the kernels land
 pub use convert::*;
 pub use facts::*;
-#[allow(unused_imports)] // until printing lands
 pub use print::*;
 
 use crate::table::Dtype;
