@@ -151,6 +151,11 @@
 #define POW10_MAX 324
 
 /**
+ * Kernel levels, weakest first.
+ */
+typedef struct Isa Isa;
+
+/**
  * The facts of a float format (or of a complex dtype's components).
  */
 typedef struct nx_float_format {
@@ -210,6 +215,8 @@ typedef struct nx_dtype_row {
   struct nx_float_format float_format;
 } nx_dtype_row;
 
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -218,6 +225,55 @@ extern "C" {
  * The dtype table, indexed by code: the same rows the functions read.
  */
 extern const struct nx_dtype_row nx_dtype_table[NX_DTYPE_COUNT];
+
+/**
+ * Converts `n` elements of dtype `src_dt` at `src` into dtype `dst_dt` at
+ * `dst`, element `i` to element `i` (SEMANTICS.md: each element rounded
+ * once from its exact value; the same dtype copies bits exactly). Both
+ * arrays are contiguous; sub-byte dtypes start at bit 0 of the pointer.
+ *
+ * Returns NX_OK; NX_ERR_DTYPE for a bad code; NX_ERR_RANGE if `n` < 0 or
+ * the size overflows; NX_ERR_NULL if a pointer is NULL and `n` > 0;
+ * NX_ERR_OVERLAP if the two byte ranges overlap. Nothing is written on
+ * failure. `n` = 0 succeeds whatever the pointers.
+ *
+ * # Safety
+ * When `n` > 0, `src` points to `nx_dtype_bytes(src_dt, n)` readable bytes
+ * and `dst` to `nx_dtype_bytes(dst_dt, n)` writable bytes; no alignment is
+ * required.
+ */
+int32_t nx_convert(int32_t src_dt, const void *src, int32_t dst_dt, void *dst, int64_t n);
+
+/**
+ * Converts `n` elements: source element `i` is element
+ * `src_offset + i * src_stride` of the array at `src`, destination element
+ * `i` is element `dst_offset + i * dst_stride` of the array at `dst`
+ * (offsets and strides count elements; sub-byte element `k` sits at bit
+ * `k * bits` from bit 0 of the pointer). Each element converts as in
+ * nx_convert. Bits of the destination outside the written elements, the
+ * other bits of a shared byte included, are left as they were.
+ *
+ * Returns NX_OK, or the first failing check in this order: NX_ERR_DTYPE
+ * (a bad code); NX_ERR_RANGE (`n` < 0, an offset < 0, `dst_stride` < 1, a
+ * source index < 0, or index arithmetic overflowing int64_t); NX_ERR_NULL (a
+ * NULL pointer with `n` > 0); NX_ERR_OVERLAP (the spanned byte ranges of
+ * source and destination overlap). Nothing is written on failure. `n` = 0
+ * succeeds whatever the pointers.
+ *
+ * # Safety
+ * When `n` > 0, every addressed source element is readable and every
+ * addressed destination element writable, with the bytes between them
+ * (the spanned ranges) belonging to the same objects; no alignment is
+ * required.
+ */
+int32_t nx_convert_strided(int32_t src_dt, const void *src, int64_t src_offset, int64_t src_stride, int32_t dst_dt, void *dst, int64_t dst_offset, int64_t dst_stride, int64_t n);
+
+/**
+ * The name of the kernel level in use, chosen at first use from the CPU and
+ * capped by the environment variable NX_DTYPE_ISA: "scalar", "avx2" or
+ * "avx512" (static, NUL-terminated, never NULL).
+ */
+const char *nx_kernel_isa(void);
 
 /**
  * Returns NX_DTYPE_ABI_VERSION, the ABI this library implements.

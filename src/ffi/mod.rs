@@ -8,7 +8,6 @@ mod convert;
 mod facts;
 mod print;
 
-#[allow(unused_imports)] // until the kernels land
 pub use convert::*;
 pub use facts::*;
 pub use print::*;

@@ -1,1 +1,299 @@
-//! Bulk conversion kernels (issue 4): scalar reference, packing, x86 SIMD.
+//! Bulk conversion kernels (issue 4): argument plan, dispatch, and the
+//! driver that feeds contiguous kernels.
+//!
+//! A *kernel* converts `n` elements packed from bit 0 of one buffer into
+//! another (`scalar::run` for every pair; `x86` for the pairs moved in bulk).
+//! The driver splits a strided or bit-misaligned call into a scalar head, a
+//! byte-aligned contiguous body handed to the kernel in place, and blocks
+//! gathered into / scattered from stack buffers (no allocation). The level is
+//! chosen once, at first use, from the CPU and `NX_DTYPE_ISA`.
+
+pub mod pack;
+pub mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub mod x86;
+
+use crate::ffi::{NX_ERR_RANGE, NX_OK};
+use crate::table::Dtype;
+use crate::value::convert;
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+/// Kernel levels, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isa {
+    Scalar,
+    /// AVX2 + F16C + FMA + BMI2.
+    Avx2,
+    /// AVX-512 F/BW/VL/DQ on top of Avx2.
+    Avx512,
+}
+
+impl Isa {
+    pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Avx2, Isa::Avx512];
+
+    pub fn name(self) -> &'static CStr {
+        match self {
+            Isa::Scalar => c"scalar",
+            Isa::Avx2 => c"avx2",
+            Isa::Avx512 => c"avx512",
+        }
+    }
+
+    fn of_name(s: &str) -> Option<Isa> {
+        Isa::ALL
+            .into_iter()
+            .find(|i| i.name().to_bytes() == s.as_bytes())
+    }
+
+    /// Whether this CPU runs the level.
+    pub fn supported(self) -> bool {
+        match self {
+            Isa::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => x86::has_avx2(),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => x86::has_avx512(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The best supported level at most `cap`.
+    pub fn best(cap: Isa) -> Isa {
+        Isa::ALL
+            .into_iter()
+            .rev()
+            .find(|i| *i <= cap && i.supported())
+            .unwrap_or(Isa::Scalar)
+    }
+}
+
+static CHOSEN: OnceLock<Isa> = OnceLock::new();
+
+/// The level in use: chosen once (thread-safe), capped by `NX_DTYPE_ISA`
+/// when it names a level (an unknown value caps nothing).
+pub fn isa() -> Isa {
+    *CHOSEN.get_or_init(|| {
+        let cap = std::env::var("NX_DTYPE_ISA")
+            .ok()
+            .and_then(|v| Isa::of_name(v.trim()))
+            .unwrap_or(Isa::Avx512);
+        Isa::best(cap)
+    })
+}
+
+/// A contiguous SIMD kernel (see the module doc); safe to call: the table
+/// hands one out only for a level the CPU supports.
+pub type SimdKernel = fn(&[u8], &mut [u8], usize);
+
+/// The kernel for one pair at one level.
+#[derive(Clone, Copy)]
+pub enum Kernel {
+    Scalar(Dtype, Dtype),
+    Simd(SimdKernel),
+}
+
+impl Kernel {
+    /// The kernel for `s -> d` at `isa` (a level the CPU supports).
+    pub fn of(isa: Isa, s: Dtype, d: Dtype) -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if s != d && isa != Isa::Scalar && isa.supported() {
+            if let Some(k) = x86::kernel(isa, s, d) {
+                return Kernel::Simd(k);
+            }
+        }
+        let _ = isa;
+        Kernel::Scalar(s, d)
+    }
+
+    /// Whether `isa` has a SIMD kernel for `s -> d`.
+    pub fn is_simd(isa: Isa, s: Dtype, d: Dtype) -> bool {
+        matches!(Kernel::of(isa, s, d), Kernel::Simd(_))
+    }
+
+    #[inline]
+    pub fn run(self, src: &[u8], dst: &mut [u8], n: usize) {
+        match self {
+            Kernel::Scalar(s, d) => scalar::run(s, d, src, dst, n),
+            Kernel::Simd(k) => k(src, dst, n),
+        }
+    }
+}
+
+/// One side of a conversion as the caller gave it: offsets and strides
+/// count elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Side {
+    pub dt: Dtype,
+    pub offset: i64,
+    pub stride: i64,
+}
+
+/// One side resolved to bytes: the spanned byte range `[lo, lo + len)` of the
+/// caller's pointer, and element `i` at bit `first + i * step` of that range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub dt: Dtype,
+    pub lo: usize,
+    pub len: usize,
+    pub first: i64,
+    pub step: i64,
+    pub bits: u32,
+}
+
+impl Span {
+    #[inline]
+    fn bit(&self, i: usize) -> usize {
+        (self.first + i as i64 * self.step) as usize
+    }
+}
+
+/// Status: NX_OK, or NX_ERR_RANGE.
+pub type Status = i32;
+
+/// The byte span of `n > 0` elements of `side`, or NX_ERR_RANGE when an
+/// index is negative or index (or bit) arithmetic overflows int64.
+fn span(side: Side, n: i64) -> Result<Span, Status> {
+    let last = i128::from(side.offset) + i128::from(n - 1) * i128::from(side.stride);
+    let (lo_idx, hi_idx) = (last.min(side.offset.into()), last.max(side.offset.into()));
+    if lo_idx < 0 || hi_idx > i64::MAX.into() {
+        return Err(NX_ERR_RANGE);
+    }
+    let bits = i128::from(side.dt.bits());
+    let lo = lo_idx * bits / 8;
+    let end = ((hi_idx + 1) * bits + 7) / 8;
+    // Bit positions relative to the span fit in i64 too.
+    let rel_end = (end - lo) * 8;
+    if end > isize::MAX as i128 || rel_end > i64::MAX.into() {
+        return Err(NX_ERR_RANGE);
+    }
+    Ok(Span {
+        dt: side.dt,
+        lo: lo as usize,
+        len: (end - lo) as usize,
+        first: (i128::from(side.offset) * bits - lo * 8) as i64,
+        step: (i128::from(side.stride) * bits) as i64,
+        bits: side.dt.bits(),
+    })
+}
+
+/// Check counts, offsets and strides (ABI.md, "Bulk conversion"): the spans
+/// of source and destination, or None when n = 0 (nothing to touch).
+pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status> {
+    if n < 0 || src.offset < 0 || dst.offset < 0 || dst.stride < 1 {
+        return Err(NX_ERR_RANGE);
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some((span(src, n)?, span(dst, n)?)))
+}
+
+/// Destinations at least this large, and at least as large as their
+/// source, are written with non-temporal stores: far past the caches,
+/// writing around them saves the read of every line (as memcpy does). (A
+/// narrowing conversion is bound by its reads; streaming measured slower.)
+const STREAM_MIN: usize = 32 << 20;
+
+/// Bytes of destination converted per step when streaming (L1-resident).
+const STREAM_STEP: usize = 16 << 10;
+
+/// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
+/// into bit 0 of `dst`.
+fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) {
+    let (sb, db) = (sp.bits as usize, dp.bits as usize);
+    #[cfg(target_arch = "x86_64")]
+    if isa != Isa::Scalar && n * db / 8 >= STREAM_MIN && db >= sb {
+        stream_run(isa, k, sb, db, src, dst, n);
+        return;
+    }
+    let _ = (isa, sb, db);
+    k.run(src, dst, n);
+}
+
+/// `body_run` for large destinations: convert a step into a stack buffer,
+/// then stream it out.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn stream_run(isa: Isa, k: Kernel, sb: usize, db: usize, src: &[u8], dst: &mut [u8], n: usize) {
+    let mut buf = [0u8; STREAM_STEP];
+    let step = STREAM_STEP * 8 / db; // elements, a multiple of 8
+    let mut i = 0;
+    while i < n {
+        let m = step.min(n - i);
+        let (from, to) = (
+            src.get(i * sb / 8..),
+            dst.get_mut(i * db / 8..(i + m) * db / 8),
+        );
+        if let (Some(from), Some(to)) = (from, to) {
+            k.run(from, &mut buf, m);
+            x86::stream(to, &buf, isa);
+        }
+        i += m;
+    }
+    x86::stream_end();
+}
+
+/// Elements per gathered block: 256 * 16 bytes (complex128) = 4 KiB a buffer.
+const BLOCK: usize = 256;
+
+/// Convert `n` elements from `src` (the source span's bytes) into `dst` (the
+/// destination span's bytes) with the kernel level `isa`.
+pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) -> Status {
+    let (s, d) = (sp.dt, dp.dt);
+    let k = Kernel::of(isa, s, d);
+    let one = |dst: &mut [u8], i: usize| {
+        let raw = pack::read(src, sp.bit(i), sp.bits);
+        pack::write(dst, dp.bit(i), dp.bits, convert(s, d, raw));
+    };
+    let mut i = 0;
+    if sp.step == i64::from(sp.bits) && dp.step == i64::from(dp.bits) {
+        // Contiguous: convert a few elements alone until both sides sit on a
+        // byte boundary, then hand whole bytes to the kernel in place.
+        while i < n.min(8) && !(sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8)) {
+            one(dst, i);
+            i += 1;
+        }
+        if sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8) {
+            let sub_byte = sp.bits < 8 || dp.bits < 8;
+            let body = if sub_byte { (n - i) / 8 * 8 } else { n - i };
+            let (sb, db) = (sp.bit(i) / 8, dp.bit(i) / 8);
+            if let (Some(from), Some(to)) = (src.get(sb..), dst.get_mut(db..)) {
+                body_run(isa, k, sp, dp, from, to, body);
+            }
+            i += body;
+        }
+    }
+    // The rest, strided or misaligned: gather a block packed from bit 0,
+    // convert it, scatter it; a short tail element by element.
+    if n - i >= 8 {
+        blocks(k, sp, dp, src, dst, i, n);
+    } else {
+        for j in i..n {
+            one(dst, j);
+        }
+    }
+    NX_OK
+}
+
+/// Elements `i .. n` through stack blocks (kept out of `run`, so that a
+/// contiguous call does not pay for initialising the buffers).
+#[inline(never)]
+fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: usize, n: usize) {
+    let mut sbuf = [0u8; BLOCK * 16];
+    let mut dbuf = [0u8; BLOCK * 16];
+    while i < n {
+        let m = (n - i).min(BLOCK);
+        for j in 0..m {
+            let raw = pack::read(src, sp.bit(i + j), sp.bits);
+            pack::write(&mut sbuf, j * sp.bits as usize, sp.bits, raw);
+        }
+        k.run(&sbuf, &mut dbuf, m);
+        for j in 0..m {
+            let raw = pack::read(&dbuf, j * dp.bits as usize, dp.bits);
+            pack::write(dst, dp.bit(i + j), dp.bits, raw);
+        }
+        i += m;
+    }
+}

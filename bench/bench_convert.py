@@ -1,0 +1,124 @@
+"""make bench: nx_convert (through ctypes on numpy arrays) against memcpy of
+the same bytes, numpy and ml_dtypes, same sizes, same run, one thread.
+Writes a markdown table to the path given (bench/results/convert.md)."""
+
+import ctypes
+import os
+import platform
+import sys
+import time
+
+import ml_dtypes
+import numpy as np
+
+lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
+# Arguments are built once as ctypes objects and the call has no argtypes:
+# the cheapest ctypes call, so small sizes measure the library, not ctypes.
+lib.nx_convert.restype = ctypes.c_int32
+lib.nx_kernel_isa.restype = ctypes.c_char_p
+libc = ctypes.CDLL(None)
+libc.memcpy.restype = ctypes.c_void_p
+
+CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
+        "float4_e2m1fn": 6, "int8": 13, "uint8": 14}
+NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
+      "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
+      "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "int8": np.int8, "uint8": np.uint8}
+BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8,
+        "float4_e2m1fn": 4, "int8": 8, "uint8": 8}
+PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),
+         ("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"), ("float32", "float8_e5m2"),
+         ("float8_e5m2", "float32"), ("float32", "float4_e2m1fn"), ("float4_e2m1fn", "float32"),
+         ("float64", "float32"), ("float32", "float64"), ("float64", "float16"), ("float64", "bfloat16"),
+         ("float64", "float8_e4m3fn"), ("float64", "float4_e2m1fn"), ("int8", "float32"), ("float32", "int8")]
+SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
+
+
+def best_time(fn, nbytes):
+    """Best seconds per call over a few batches sized to ~0.05 s each."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    reps = max(1, min(20000, int(0.05 / one)))
+    batches = 5 if nbytes <= (16 << 20) else 3
+    best = float("inf")
+    for _ in range(batches):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best
+
+
+def make_source(name, n, rng):
+    x = rng.standard_normal(n).astype(np.float32)
+    if name in ("int8", "uint8"):
+        return rng.integers(-128 if name == "int8" else 0, 128 if name == "int8" else 256, n).astype(NP[name])
+    if name == "float64":
+        return rng.standard_normal(n)
+    return x.astype(NP[name])
+
+
+def main(out_path):
+    rng = np.random.default_rng(0)
+    isa = lib.nx_kernel_isa().decode()
+    rows = []
+    # BENCH_ONLY="float32->float16,..." and BENCH_SIZES="4096,..." narrow a run.
+    only = os.environ.get("BENCH_ONLY")
+    pairs = [p for p in PAIRS if not only or f"{p[0]}->{p[1]}" in only.split(",")]
+    sizes = [int(x) for x in os.environ["BENCH_SIZES"].split(",")] if os.environ.get("BENCH_SIZES") else SIZES
+    for s, d in pairs:
+        for size in sizes:
+            n = size * 8 // BITS[s]
+            src = make_source(s, n, rng)
+            if BITS[s] == 4:
+                raw = np.ascontiguousarray(src).view(np.uint8) & 15
+                packed = (raw[0::2] | (raw[1::2] << 4)).astype(np.uint8)
+            else:
+                packed = src
+            out_bytes = (n * BITS[d] + 7) // 8
+            out = np.zeros(out_bytes, np.uint8)
+            args = (ctypes.c_int32(CODE[s]), ctypes.c_void_p(packed.ctypes.data), ctypes.c_int32(CODE[d]),
+                    ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(n))
+            conv = lib.nx_convert
+            assert conv(*args) == 0
+            t_ours = best_time(lambda: conv(*args), size)
+            moved = size + out_bytes
+            half = moved // 2
+            a = np.ones(half, np.uint8)
+            b = np.zeros(half, np.uint8)
+            margs = (ctypes.c_void_p(b.ctypes.data), ctypes.c_void_p(a.ctypes.data), ctypes.c_size_t(half))
+            memcpy = libc.memcpy
+            t_memcpy = best_time(lambda: memcpy(*margs), size)
+            del a, b
+            theirs = np.empty(n, NP[d])
+            other = "numpy" if s in ("float64", "float32", "float16", "int8") and d in (
+                "float64", "float32", "float16", "int8") else "ml_dtypes"
+            t_them = best_time(lambda: np.copyto(theirs, src, casting="unsafe"), size)
+            del theirs
+            rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, other,
+                         n / t_them / 1e9, t_them / t_ours))
+            r = rows[-1]
+            print(f"{s:>14} -> {d:<14} {size:>10} B  {r[3]:7.3f} Gelem/s {r[4]:6.1f} GB/s  "
+                  f"{r[5]:5.2f}x memcpy  {other} {r[7]:7.3f} Gelem/s  {r[8]:6.1f}x", flush=True)
+            del src, packed, out
+    with open(out_path, "w") as f:
+        f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
+        f.write(f"`make bench`, one thread, level `{isa}` ({platform.processor() or platform.machine()}), "
+                f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}. Source: standard normal values "
+                f"(random integers for int8). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
+                f"for the same number of bytes moved (half read, half written) over ours; numpy / ml_dtypes "
+                f"run `np.copyto(out, src, casting='unsafe')` into a preallocated array; nx_convert and memcpy "
+                f"are called through ctypes with prebuilt arguments.\n\n")
+        f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | other | other Gelem/s | speedup |\n")
+        f.write("|---|---:|---:|---:|---:|---|---:|---:|\n")
+        for s, d, size, ge, gb, xm, other, gt, sp in rows:
+            label = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
+            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {other} | {gt:.3f} | "
+                    f"{sp:.1f}x |\n")
+    print("wrote", out_path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/convert.md")

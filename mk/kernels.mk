@@ -1,0 +1,28 @@
+# Bulk conversion kernels (issue 4): the kernel tests under every level that
+# NX_DTYPE_ISA can name, the exhaustive SIMD-vs-scalar sweep, the benchmark.
+
+KERNEL_ISAS := scalar avx2 avx512
+
+.PHONY: test-kernels-isa test-exhaustive bench
+
+# The Rust suite compares every level with the scalar reference in one
+# process; here the C and Python suites and the level choice itself run once
+# per NX_DTYPE_ISA value.
+test-kernels-isa: lib $(BUILD)/c_tests/test_convert
+	@set -e; for isa in $(KERNEL_ISAS); do \
+	  echo "== NX_DTYPE_ISA=$$isa"; \
+	  NX_DTYPE_ISA=$$isa $(CARGO) test --release --quiet --test kernels kernel_isa_follows_environment; \
+	  NX_DTYPE_ISA=$$isa ./$(BUILD)/c_tests/test_convert; \
+	  NX_DTYPE_ISA=$$isa NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) -m pytest -q -W ignore::RuntimeWarning tests/python/test_convert.py; \
+	done
+
+TEST_TARGETS += test-kernels-isa
+
+# All 2^32 float32 patterns into float16, bfloat16, float8_e4m3fn,
+# float8_e5m2, float4_e2m1fn, and all int32 / uint32 into float16 and
+# bfloat16: every SIMD level against the scalar reference.
+test-exhaustive:
+	$(CARGO) test --release --test exhaustive -- --ignored --nocapture --test-threads=1
+
+bench: lib
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) bench/bench_convert.py bench/results/convert.md

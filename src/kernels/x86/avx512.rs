@@ -1,0 +1,1022 @@
+//! Hand-written AVX-512 kernels for the pairs moved in bulk, replacing the
+//! vectorized generic loop where it is too slow. Same element maps as
+//! `lanes.rs`, and tested against the scalar reference like it; immune to
+//! MXCSR: rounding is either integer arithmetic or instructions with
+//! embedded rounding (`{rn-sae}`, `{rz-sae}`), and the few lanes whose
+//! result FTZ/DAZ could touch (float32 subnormal inputs or results) are
+//! recomputed by `lanes`.
+
+use super::lanes;
+use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use std::arch::x86_64::*;
+
+const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+
+/// `v` unchanged, but opaque to the compiler: keeps a narrowing conversion
+/// (VPMOV*, VCVTPS2PH) in registers instead of folded into a (masked) store,
+/// whose memory forms are microcoded and slow on AMD Zen 4.
+#[inline(always)]
+fn reg128(mut v: __m128i) -> __m128i {
+    // SAFETY: an empty asm block with `v` in and out: no instruction.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn reg256(mut v: __m256i) -> __m256i {
+    // SAFETY: as `reg128`.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+/// The lanes of the last, partial group of 16 (or all 16).
+#[inline(always)]
+fn tail_mask(left: usize) -> u16 {
+    if left >= 16 {
+        u16::MAX
+    } else {
+        ((1u32 << left) - 1) as u16
+    }
+}
+
+/// float32 bits (16 lanes) rounded once into `fmt` (a format of at most 8
+/// bits), one code per dword lane. The normal range rounds on the integer
+/// bits; below the least normal, |x| + 2^(23 + emin - f) with embedded
+/// round-to-nearest leaves the subnormal code in the low bits (exact for a
+/// float32 subnormal |x| too, which rounds to 0 here, DAZ or not).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn narrow(x: __m512i, fmt: Format) -> __m512i {
+    let f = fmt.fraction_bits;
+    let s = 23 - f;
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    // The sign moved from bit 31 to the format's top bit.
+    let sign = _mm512_and_si512(
+        _mm512_srl_epi32(x, _mm_cvtsi32_si128(32 - fmt.bits() as i32)),
+        _mm512_set1_epi32(fmt.sign_mask() as i32),
+    );
+    let sv = _mm_cvtsi32_si128(s as i32);
+    let lsb = _mm512_and_si512(_mm512_srl_epi32(a, sv), _mm512_set1_epi32(1));
+    // Round to nearest-even at bit s and rebias the exponent in one add
+    // (wrapping below the normal range, where `rs` is taken instead).
+    let c = ((1u32 << (s - 1)) - 1).wrapping_sub(((127 - fmt.bias) as u32) << 23);
+    let rn = _mm512_srl_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(c as i32)), lsb),
+        sv,
+    );
+    let magic_bits = ((127 + 23 + fmt.emin() - f as i32) as u32) << 23;
+    let magic = _mm512_set1_epi32(magic_bits as i32);
+    let t = _mm512_add_round_ps::<RN>(_mm512_castsi512_ps(a), _mm512_castsi512_ps(magic));
+    let rs = _mm512_sub_epi32(_mm512_castps_si512(t), magic);
+    let min_normal = (((fmt.emin() + 127) as u32) << 23) as i32;
+    let small = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(min_normal));
+    let r = _mm512_mask_blend_epi32(small, rn, rs);
+    let max = _mm512_set1_epi32(fmt.max_finite_bits() as i32);
+    let r = if fmt.has_infinity() {
+        let over = _mm512_cmpgt_epu32_mask(r, max);
+        _mm512_mask_mov_epi32(r, over, _mm512_set1_epi32(fmt.infinity_bits() as i32))
+    } else {
+        _mm512_min_epu32(r, max)
+    };
+    let r = _mm512_or_si512(r, sign);
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    let nan_bits = match fmt.specials {
+        Specials::Ieee => {
+            let keep = (1 << (f - 1)) - 1;
+            let payload = _mm512_and_si512(_mm512_srl_epi32(a, sv), _mm512_set1_epi32(keep));
+            let q = fmt.infinity_bits() as i32 | 1 << (f - 1);
+            _mm512_or_si512(_mm512_or_si512(payload, _mm512_set1_epi32(q)), sign)
+        }
+        Specials::FnNan => _mm512_or_si512(sign, _mm512_set1_epi32(fmt.magnitude_mask() as i32)),
+        Specials::Finite => _mm512_setzero_si512(),
+    };
+    _mm512_mask_mov_epi32(r, nan, nan_bits)
+}
+
+/// Store 16 byte codes (one per dword lane) to `p` under `m`.
+///
+/// # Safety
+/// `p` is writable for the lanes set in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn store_bytes(p: *mut u8, m: u16, v: __m512i) {
+    // SAFETY: forwarded; the masked store touches only the lanes in `m`.
+    unsafe { full::_mm_mask_storeu_epi8(p.cast(), m, reg128(_mm512_cvtepi32_epi8(v))) }
+}
+
+/// Store 16 nibble codes (one per dword lane) as 8 bytes, low nibble first,
+/// under the byte mask `m` (8 bits).
+///
+/// # Safety
+/// `p` is writable for the bytes set in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn store_nibbles(p: *mut u8, m: u8, v: __m512i) {
+    let b = _mm512_cvtepi32_epi8(v); // 16 bytes, each a nibble
+    let pair = _mm_or_si128(
+        _mm_and_si128(b, _mm_set1_epi16(0x0F)),
+        _mm_srli_epi16::<4>(b),
+    );
+    let packed = reg128(_mm_cvtepi16_epi8(pair)); // 8 bytes
+                                                  // SAFETY: forwarded; the masked store touches only the bytes in `m`.
+    unsafe { full::_mm_mask_storeu_epi8(p.cast(), u16::from(m), packed) }
+}
+
+/// Load 16 float32 (as bits) under mask `m`.
+///
+/// # Safety
+/// `p` is readable for the lanes in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn load_f32(p: *const u8, m: u16) -> __m512i {
+    // SAFETY: forwarded; masked lanes are not read.
+    unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }
+}
+
+/// float32 -> a format of 8 bits (`fmt` a float8).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_8(src: *const u8, dst: *mut u8, n: usize, fmt: Format) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            store_bytes(dst.add(i), m, narrow(x, fmt));
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_e4m3(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_8(src, dst, n, E4M3FN) }
+}
+
+/// float32 -> float8_e5m2 through float16 rounded to odd: VCVTPS2PH toward
+/// zero, with the last bit set when that was inexact (VCVTPH2PS widens back
+/// exactly to compare). float16 has 11 significant bits against e5m2's 3,
+/// the same exponent range and a quantum 2^8 times finer, and saturates
+/// toward zero at 65504 (odd), past e5m2's overflow threshold 61440: so, as
+/// in `lanes::f64_to_f32`, rounding the float16 bits to nearest-even at bit 8
+/// rounds once. A NaN converts quiet keeping its top payload bits.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f32_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
+    const RZH: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    let odd = |x: __m512| {
+        let h = _mm512_cvtps_ph::<RZH>(x);
+        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(_mm512_cvtph_ps(h), x);
+        _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)))
+    };
+    let mut i = 0;
+    while i < n {
+        let m = if n - i >= 32 {
+            u32::MAX
+        } else {
+            ((1u64 << (n - i)) - 1) as u32
+        };
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x0 = full::_mm512_maskz_loadu_ps(m as u16, src.add(4 * i).cast());
+            let x1 =
+                full::_mm512_maskz_loadu_ps((m >> 16) as u16, src.wrapping_add(4 * i + 64).cast());
+            let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(odd(x0)), odd(x1));
+            let t8 = _mm512_srli_epi16::<8>(h);
+            let lsb = _mm512_and_si512(t8, _mm512_set1_epi16(1));
+            // The sign rides along at bit 15: only a NaN could carry into it.
+            let r = _mm512_srli_epi16::<8>(_mm512_add_epi16(
+                _mm512_add_epi16(h, _mm512_set1_epi16(0x7F)),
+                lsb,
+            ));
+            let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+            let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
+            let r = _mm512_mask_mov_epi16(r, nan, _mm512_or_si512(t8, _mm512_set1_epi16(2)));
+            full::_mm256_mask_storeu_epi8(dst.add(i).cast(), m, reg256(_mm512_cvtepi16_epi8(r)));
+        }
+        i += 32;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let left = n - i;
+        let m = tail_mask(left);
+        let bytes = left.min(16).div_ceil(2);
+        // SAFETY: lanes i .. i + popcount(m) are within n; `bytes` bytes of
+        // the destination hold them.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            store_nibbles(
+                dst.add(i / 2),
+                ((1u32 << bytes) - 1) as u8,
+                narrow(x, E2M1FN),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// float16 -> float32 (F16C: exact, NaN quieted keeping its payload).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+        }
+        i += 16;
+    }
+}
+
+/// float32 -> float16 (VCVTPS2PH with embedded round-to-nearest; NaN
+/// quieted keeping its top payload bits, as SEMANTICS.md).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            full::_mm256_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg256(_mm512_cvtps_ph::<RN>(x)),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// float8_e5m2 -> float32: an e5m2 byte is the top byte of a float16.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn e5m2_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b));
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
+        }
+        i += 16;
+    }
+}
+
+/// float8_e4m3fn -> float32: the magnitude shifted into a float16's fields
+/// is the value times 2^-8 (subnormals included), widened exactly by F16C;
+/// adding 8 to the float32 exponent field scales back exactly. Zero and NaN
+/// are set apart.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = _mm512_cvtepu8_epi32(full::_mm_maskz_loadu_epi8(m, src.add(i).cast()));
+            let mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
+            let h = _mm512_cvtepi32_epi16(_mm512_slli_epi32::<7>(mag));
+            let w = _mm512_castps_si512(_mm512_cvtph_ps(h));
+            let w = _mm512_add_epi32(w, _mm512_set1_epi32(8 << 23));
+            let zero = _mm512_cmpeq_epi32_mask(mag, _mm512_setzero_si512());
+            let w = _mm512_mask_mov_epi32(w, zero, _mm512_setzero_si512());
+            let nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F));
+            let w = _mm512_mask_mov_epi32(w, nan, _mm512_set1_epi32(0x7FC0_0000));
+            let sign = _mm512_slli_epi32::<31>(_mm512_srli_epi32::<7>(b));
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
+        }
+        i += 16;
+    }
+}
+
+/// float4_e2m1fn -> float32: a 16-entry table indexed by the nibble.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut t = [0i32; 16];
+    for (k, v) in t.iter_mut().enumerate() {
+        *v = lanes::dec(E2M1FN, k as u32) as i32;
+    }
+    // SAFETY: `t` holds 16 dwords.
+    let table = unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        let bytes = (n - i).min(16).div_ceil(2);
+        // SAFETY: `bytes` source bytes hold lanes i .. i + popcount(m), all
+        // within n.
+        unsafe {
+            let b = full::_mm_maskz_loadu_epi8(((1u32 << bytes) - 1) as u16, src.add(i / 2).cast());
+            let w = _mm_cvtepu8_epi16(b); // 8 u16, one byte each
+            let split = _mm_or_si128(
+                _mm_and_si128(w, _mm_set1_epi16(0x0F)),
+                _mm_slli_epi16::<4>(_mm_andnot_si128(_mm_set1_epi16(0x0F), w)),
+            );
+            let idx = _mm512_cvtepu8_epi32(split);
+            full::_mm512_mask_storeu_epi32(
+                dst.add(4 * i).cast(),
+                m,
+                _mm512_permutexvar_epi32(idx, table),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// float64 -> float32 bits for 8 lanes, to nearest-even (`odd` false) or to
+/// odd, with embedded rounding. Lanes below 2^-126, whose float32 result is
+/// subnormal (where FTZ would act), are computed apart: |x| + 2^-97 rounds
+/// (embedded) at float32's subnormal quantum 2^-149, so its low bits are the
+/// float32 code; rounding to odd sets the last bit when that sum was
+/// inexact. (DAZ can only zero a float64 subnormal there, whose float32
+/// result is 0 either way but for the odd bit, which no narrower format
+/// sees: their quanta are far above 2^-149.) Without `exact_tiny` those
+/// lanes are left to the hardware: for a destination whose least subnormal
+/// is far above 2^-126 (float16, the float8s, float4) any of them stores as
+/// the zero of its sign, and so does a flushed float32.
+///
+/// # Safety
+/// `p` is readable for the lanes in `m`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f64_group(p: *const u8, m: u8, odd: bool, exact_tiny: bool) -> __m256i {
+    // SAFETY: forwarded; masked lanes are not read.
+    let x = unsafe { full::_mm512_maskz_loadu_pd(m, p.cast()) };
+    let bits = _mm512_castpd_si512(x);
+    let a = _mm512_and_si512(bits, _mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
+    let tiny = _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64(0x3810_0000_0000_0000));
+    if tiny == 0 {
+        // The common case: no lane near float32's subnormals.
+        return if odd {
+            let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+            let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+            let y = _mm256_castps_si256(y);
+            _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1))
+        } else {
+            _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x))
+        };
+    }
+    let magic = _mm512_set1_epi64(((1023 - 97) as i64) << 52);
+    let af = _mm512_castsi512_pd(a);
+    let sign = _mm512_cvtepi64_epi32(_mm512_and_si512(
+        _mm512_srli_epi64::<32>(bits),
+        _mm512_set1_epi64(0x8000_0000),
+    ));
+    if odd && !exact_tiny {
+        let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+        let y = _mm256_castps_si256(y);
+        return _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1));
+    }
+    if odd {
+        let t = _mm512_add_round_pd::<RZ>(af, _mm512_castsi512_pd(magic));
+        let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
+        let back = _mm512_sub_round_pd::<RZ>(t, _mm512_castsi512_pd(magic));
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(back, af);
+        let code = _mm512_mask_or_epi64(code, inexact, code, _mm512_set1_epi64(1));
+        let small = _mm256_or_si256(_mm512_cvtepi64_epi32(code), sign);
+        let y = _mm512_cvt_roundpd_ps::<RZ>(x);
+        let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(y), x);
+        let y = _mm256_castps_si256(y);
+        let y = _mm256_mask_or_epi32(y, inexact, y, _mm256_set1_epi32(1));
+        _mm256_mask_mov_epi32(y, tiny, small)
+    } else {
+        let t = _mm512_add_round_pd::<RN>(af, _mm512_castsi512_pd(magic));
+        let code = _mm512_sub_epi64(_mm512_castpd_si512(t), magic);
+        let small = _mm256_or_si256(_mm512_cvtepi64_epi32(code), sign);
+        let y = _mm256_castps_si256(_mm512_cvt_roundpd_ps::<RN>(x));
+        _mm256_mask_mov_epi32(y, tiny, small)
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    // Two groups a step: more independent work in flight.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, false, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, false, true);
+            _mm256_storeu_si256(dst.add(4 * i).cast(), lo);
+            _mm256_storeu_si256(dst.add(4 * i + 32).cast(), hi);
+        }
+        i += 16;
+    }
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = f64_group(src.add(8 * i), m, false, true);
+            full::_mm256_mask_storeu_epi32(dst.add(4 * i).cast(), m, y);
+        }
+        i += 8;
+    }
+}
+
+/// float64 -> a float8 or float4 through float32 rounded to odd (see
+/// `lanes::f64_to_f32` for why that rounds once).
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f64_to_narrow(src: *const u8, dst: *mut u8, n: usize, fmt: Format) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), m as u8, true, false);
+            let hi = f64_group(src.wrapping_add(8 * i + 64), (m >> 8) as u8, true, false);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            if fmt.bits() == 4 {
+                let bytes = (n - i).min(16).div_ceil(2);
+                store_nibbles(dst.add(i / 2), ((1u32 << bytes) - 1) as u8, narrow(x, fmt));
+            } else {
+                store_bytes(dst.add(i), m, narrow(x, fmt));
+            }
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e4m3(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E4M3FN) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e5m2(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E5M2) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f64_to_narrow(src, dst, n, E2M1FN) }
+}
+
+/// float64 -> float16: float32 rounded to odd, then VCVTPS2PH (round to
+/// nearest) — one rounding, as `lanes::f64_to_f32` shows.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = _mm256_castsi256_ps(f64_group(src.add(8 * i), m, true, false));
+            full::_mm_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg128(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y)),
+            );
+        }
+        i += 8;
+    }
+}
+
+/// float64 -> bfloat16: float32 rounded to odd, then rounded to nearest on
+/// the integer bits (a NaN keeps its top payload bits, quiet).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let y = f64_group(src.add(8 * i), m, true, true);
+            full::_mm_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg128(_mm256_cvtepi32_epi16(bf16_round(y))),
+            );
+        }
+        i += 8;
+    }
+}
+
+/// float32 bits to bfloat16 codes in dword lanes (8 lanes).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bf16_round(x: __m256i) -> __m256i {
+    let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(1));
+    let r = _mm256_srli_epi32::<16>(_mm256_add_epi32(
+        _mm256_add_epi32(x, _mm256_set1_epi32(0x7FFF)),
+        lsb,
+    ));
+    let a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm256_cmpgt_epu32_mask(a, _mm256_set1_epi32(0x7F80_0000));
+    let q = _mm256_or_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(0x40));
+    _mm256_mask_mov_epi32(r, nan, q)
+}
+
+/// 8 float32 (bits) widened exactly to float64. Subnormal lanes (which DAZ
+/// would zero) are computed apart: their fraction converted to float64
+/// (exact) times 2^-149 (exact, embedded rounding, normal operands and
+/// result).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn f32_group_f64(x: __m256i) -> __m512i {
+    let scale = _mm512_set1_pd(f64::from_bits((1023 - 149) << 52));
+    let e = _mm256_and_si256(x, _mm256_set1_epi32(0x7F80_0000));
+    let sub = _mm256_cmpeq_epi32_mask(e, _mm256_setzero_si256());
+    let frac = _mm256_and_si256(x, _mm256_set1_epi32(0x7F_FFFF));
+    let small = _mm512_mul_round_pd::<RN>(_mm512_cvtepi32_pd(frac), scale);
+    let sign = _mm512_slli_epi64::<32>(_mm512_cvtepu32_epi64(_mm256_and_si256(
+        x,
+        _mm256_set1_epi32(i32::MIN),
+    )));
+    let small = _mm512_or_si512(_mm512_castpd_si512(small), sign);
+    let y = _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_castsi256_ps(x)));
+    _mm512_mask_mov_epi64(y, sub, small)
+}
+
+/// float32 -> float64 (exact): plain VCVTPS2PD for a step of 16 with no
+/// subnormal lane, else `f32_group_f64`.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let x = _mm512_loadu_si512(src.add(4 * i).cast());
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            // a - 1 < 0x7FFFFF: a subnormal (0 wraps to the top).
+            let a1 = _mm512_sub_epi32(a, _mm512_set1_epi32(1));
+            let (xl, xh) = (_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64::<1>(x));
+            let (lo, hi) = if _mm512_cmplt_epu32_mask(a1, _mm512_set1_epi32(0x7F_FFFF)) == 0 {
+                let lo = _mm512_cvtps_pd(_mm256_castsi256_ps(xl));
+                let hi = _mm512_cvtps_pd(_mm256_castsi256_ps(xh));
+                (_mm512_castpd_si512(lo), _mm512_castpd_si512(hi))
+            } else {
+                (f32_group_f64(xl), f32_group_f64(xh))
+            };
+            _mm512_storeu_si512(dst.add(8 * i).cast(), lo);
+            _mm512_storeu_si512(dst.add(8 * i + 64).cast(), hi);
+        }
+        i += 16;
+    }
+    while i < n {
+        let m = tail_mask(n - i) as u8;
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = full::_mm256_maskz_loadu_epi32(m, src.add(4 * i).cast());
+            full::_mm512_mask_storeu_epi64(dst.add(8 * i).cast(), m, f32_group_f64(x));
+        }
+        i += 8;
+    }
+}
+
+/// bfloat16 -> float32: the top half; a NaN is made quiet.
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn bf16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+            let x = _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(0x40_0000));
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
+        }
+        i += 16;
+    }
+}
+
+/// float32 -> bfloat16, rounded on the integer bits (`lanes::enc_bf16`).
+///
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+            let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+                _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
+                lsb,
+            ));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+            let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
+            let r = _mm512_mask_mov_epi32(r, nan, q);
+            full::_mm256_mask_storeu_epi16(
+                dst.add(2 * i).cast(),
+                m,
+                reg256(_mm512_cvtepi32_epi16(r)),
+            );
+        }
+        i += 16;
+    }
+}
+
+/// int8 / uint8 -> float32 (exact).
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn i8_to_f32(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let w = if signed {
+                _mm512_cvtepi8_epi32(b)
+            } else {
+                _mm512_cvtepu8_epi32(b)
+            };
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtepi32_ps(w));
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn s8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { i8_to_f32(src, dst, n, true) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn u8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { i8_to_f32(src, dst, n, false) }
+}
+
+/// float32 -> int8 / uint8: truncate (VCVTTPS2DQ, which no MXCSR mode
+/// changes but DAZ, and a subnormal truncates to 0 either way), saturate
+/// (saturating packs; VCVTTPS2DQ gives INT_MIN out of range, so large
+/// positives are capped first), NaN -> 0.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
+            // Cap far above the byte range so the truncation cannot overflow
+            // upward (below, INT_MIN saturates alike); NaN lanes are zeroed
+            // by the conversion's mask.
+            let capped = _mm512_min_ps(x, _mm512_set1_ps(1e9));
+            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x);
+            let t = _mm512_maskz_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(ordered, capped);
+            // Saturating narrowing packs clamp to the byte's range.
+            let b = if signed {
+                _mm512_cvtsepi32_epi8(t)
+            } else {
+                _mm512_cvtusepi32_epi8(_mm512_max_epi32(t, _mm512_setzero_si512()))
+            };
+            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, reg128(b));
+        }
+        i += 16;
+    }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_s8(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_i8(src, dst, n, true) }
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn f32_to_u8(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f32_to_i8(src, dst, n, false) }
+}
+
+/// Masked loads and stores that take the plain (faster) instruction when
+/// every lane is on, as in all but the last group of a call.
+mod full {
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi16(p: *mut i16, m: u16, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi16(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi32(p: *mut i32, m: u8, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi32(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_mask_storeu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_mask_storeu_epi8(p: *mut i8, m: u32, v: __m256i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u32::MAX {
+                _mm256_storeu_si256(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm256_mask_storeu_epi8(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_epi32(p: *mut i32, m: u16, v: __m512i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_storeu_si512(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_epi32(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_epi64`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_epi64(p: *mut i64, m: u8, v: __m512i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm512_storeu_si512(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_epi64(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_mask_storeu_ps`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_mask_storeu_ps(p: *mut f32, m: u16, v: __m512) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_storeu_ps(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm512_mask_storeu_ps(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_mask_storeu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_mask_storeu_epi16(p: *mut i16, m: u8, v: __m128i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm_storeu_si128(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm_mask_storeu_epi16(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_mask_storeu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_mask_storeu_epi8(p: *mut i8, m: u16, v: __m128i) {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm_storeu_si128(p.cast(), v)
+            } else {
+                std::arch::x86_64::_mm_mask_storeu_epi8(p, m, v)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_maskz_loadu_epi16`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_maskz_loadu_epi16(m: u16, p: *const i16) -> __m256i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm256_loadu_si256(p.cast())
+            } else {
+                std::arch::x86_64::_mm256_maskz_loadu_epi16(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm256_maskz_loadu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm256_maskz_loadu_epi32(m: u8, p: *const i32) -> __m256i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm256_loadu_si256(p.cast())
+            } else {
+                std::arch::x86_64::_mm256_maskz_loadu_epi32(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_epi32`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_epi32(m: u16, p: *const i32) -> __m512i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_loadu_si512(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_epi32(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_pd`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_pd(m: u8, p: *const f64) -> __m512d {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u8::MAX {
+                _mm512_loadu_pd(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_pd(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm512_maskz_loadu_ps`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm512_maskz_loadu_ps(m: u16, p: *const f32) -> __m512 {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm512_loadu_ps(p.cast())
+            } else {
+                std::arch::x86_64::_mm512_maskz_loadu_ps(m, p)
+            }
+        }
+    }
+
+    /// # Safety
+    /// As `_mm_maskz_loadu_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub unsafe fn _mm_maskz_loadu_epi8(m: u16, p: *const i8) -> __m128i {
+        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+        unsafe {
+            if m == u16::MAX {
+                _mm_loadu_si128(p.cast())
+            } else {
+                std::arch::x86_64::_mm_maskz_loadu_epi8(m, p)
+            }
+        }
+    }
+}
+
+/// float32 -> bfloat16 with AVX512-BF16's VCVTNEPS2BF16: nearest-even
+/// whatever MXCSR says, a NaN made quiet keeping its top payload bits (as
+/// SEMANTICS.md) but subnormal inputs flushed to zero. bfloat16 shares
+/// float32's exponent range, so only a subnormal input has a subnormal
+/// result: a group holding one (rare) takes the integer rounding instead.
+///
+/// # Safety
+/// As `super::run`, on a CPU with AVX512-BF16.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+pub unsafe fn f32_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let x = load_f32(src.add(4 * i), m);
+            let e = _mm512_and_si512(x, _mm512_set1_epi32(0x7F80_0000));
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512())
+                & _mm512_cmpneq_epi32_mask(a, _mm512_setzero_si512());
+            if sub == 0 {
+                let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
+                full::_mm256_mask_storeu_epi16(
+                    dst.add(2 * i).cast(),
+                    m,
+                    // Both are 256 bits of vector register: a bit cast.
+                    reg256(std::mem::transmute::<__m256bh, __m256i>(h)),
+                );
+            } else {
+                f32_to_bf16(src.add(4 * i), dst.add(2 * i), (n - i).min(16));
+            }
+        }
+        i += 16;
+    }
+}

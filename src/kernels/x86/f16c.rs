@@ -1,0 +1,151 @@
+//! float32 <-> float16 with F16C at the AVX2 level (VCVTPH2PS widens exactly
+//! and quiets a NaN keeping its payload; VCVTPS2PH with imm 0 rounds to
+//! nearest-even whatever MXCSR says and keeps a NaN's top payload bits, as
+//! SEMANTICS.md), and the table entries of the hand-written kernels.
+
+use super::{avx512, lanes, Table};
+use crate::format::F16;
+use crate::kernels::Isa;
+use std::arch::x86_64::*;
+
+/// # Safety
+/// As `super::run`, on a CPU with AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let full = n / 8 * 8;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: elements i .. i + 8 are within n.
+        unsafe {
+            let h = _mm_loadu_si128(src.add(2 * i).cast());
+            _mm256_storeu_ps(dst.add(4 * i).cast(), _mm256_cvtph_ps(h));
+        }
+        i += 8;
+    }
+    for j in full..n {
+        // SAFETY: j < n.
+        unsafe {
+            let h = src.add(2 * j).cast::<u16>().read_unaligned();
+            dst.add(4 * j)
+                .cast::<u32>()
+                .write_unaligned(lanes::dec(F16, h.into()));
+        }
+    }
+}
+
+/// # Safety
+/// As `super::run`, on a CPU with AVX2 and F16C.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+    let full = n / 8 * 8;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: elements i .. i + 8 are within n.
+        unsafe {
+            let x = _mm256_loadu_ps(src.add(4 * i).cast());
+            _mm_storeu_si128(
+                dst.add(2 * i).cast(),
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x),
+            );
+        }
+        i += 8;
+    }
+    for j in full..n {
+        // SAFETY: j < n.
+        unsafe {
+            let a = src.add(4 * j).cast::<u32>().read_unaligned();
+            dst.add(2 * j)
+                .cast::<u16>()
+                .write_unaligned(lanes::enc(F16, a) as u16);
+        }
+    }
+}
+
+/// A safe table entry for a raw kernel of `$sb` -> `$db` bits per element.
+macro_rules! entry {
+    ($name:ident, $f:path, $sb:expr, $db:expr, $why:literal) => {
+        fn $name(src: &[u8], dst: &mut [u8], n: usize) {
+            if src.len() >= (n * $sb).div_ceil(8) && dst.len() >= (n * $db).div_ceil(8) {
+                let _ = $why;
+                // SAFETY: the lengths were checked; the entry is only in the
+                // table of a level whose CPU features `$f` needs.
+                unsafe { $f(src.as_ptr(), dst.as_mut_ptr(), n) }
+            }
+        }
+    };
+}
+
+entry!(avx2_f16_to_f32, f16_to_f32, 16, 32, "avx2");
+entry!(avx2_f32_to_f16, f32_to_f16, 32, 16, "avx2");
+entry!(z_f16_to_f32, avx512::f16_to_f32, 16, 32, "avx512");
+entry!(z_f32_to_f16, avx512::f32_to_f16, 32, 16, "avx512");
+entry!(z_f32_to_e4m3, avx512::f32_to_e4m3, 32, 8, "avx512");
+entry!(z_f32_to_e5m2, avx512::f32_to_e5m2, 32, 8, "avx512");
+entry!(z_f32_to_e2m1, avx512::f32_to_e2m1, 32, 4, "avx512");
+entry!(z_e4m3_to_f32, avx512::e4m3_to_f32, 8, 32, "avx512");
+entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32, "avx512");
+entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32, "avx512");
+entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32, "avx512");
+entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16, "avx512");
+entry!(
+    z_f32_to_bf16_ne,
+    avx512::f32_to_bf16_ne,
+    32,
+    16,
+    "avx512 + avx512bf16"
+);
+entry!(z_s8_to_f32, avx512::s8_to_f32, 8, 32, "avx512");
+entry!(z_u8_to_f32, avx512::u8_to_f32, 8, 32, "avx512");
+entry!(z_f32_to_s8, avx512::f32_to_s8, 32, 8, "avx512");
+entry!(z_f32_to_u8, avx512::f32_to_u8, 32, 8, "avx512");
+entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32, "avx512");
+entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64, "avx512");
+entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16, "avx512");
+entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16, "avx512");
+entry!(z_f64_to_e4m3, avx512::f64_to_e4m3, 64, 8, "avx512");
+entry!(z_f64_to_e5m2, avx512::f64_to_e5m2, 64, 8, "avx512");
+entry!(z_f64_to_e2m1, avx512::f64_to_e2m1, 64, 4, "avx512");
+
+/// Put the hand-written kernels of `isa` in its table, over the generic ones.
+pub fn patch(t: &mut Table, isa: Isa) {
+    use crate::ffi::*;
+    let mut set = |s: i32, d: i32, k: super::SimdKernel| {
+        if let Some(cell) = t.get_mut(s as usize).and_then(|r| r.get_mut(d as usize)) {
+            *cell = Some(k);
+        }
+    };
+    match isa {
+        Isa::Avx2 => {
+            set(NX_FLOAT16, NX_FLOAT32, avx2_f16_to_f32);
+            set(NX_FLOAT32, NX_FLOAT16, avx2_f32_to_f16);
+        }
+        Isa::Avx512 => {
+            set(NX_FLOAT16, NX_FLOAT32, z_f16_to_f32);
+            set(NX_FLOAT32, NX_FLOAT16, z_f32_to_f16);
+            set(NX_FLOAT32, NX_FLOAT8_E4M3FN, z_f32_to_e4m3);
+            set(NX_FLOAT32, NX_FLOAT8_E5M2, z_f32_to_e5m2);
+            set(NX_FLOAT32, NX_FLOAT4_E2M1FN, z_f32_to_e2m1);
+            set(NX_FLOAT8_E4M3FN, NX_FLOAT32, z_e4m3_to_f32);
+            set(NX_FLOAT8_E5M2, NX_FLOAT32, z_e5m2_to_f32);
+            set(NX_FLOAT4_E2M1FN, NX_FLOAT32, z_e2m1_to_f32);
+            set(NX_BFLOAT16, NX_FLOAT32, z_bf16_to_f32);
+            if is_x86_feature_detected!("avx512bf16") {
+                set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16_ne);
+            } else {
+                set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16);
+            }
+            set(NX_INT8, NX_FLOAT32, z_s8_to_f32);
+            set(NX_UINT8, NX_FLOAT32, z_u8_to_f32);
+            set(NX_FLOAT32, NX_INT8, z_f32_to_s8);
+            set(NX_FLOAT32, NX_UINT8, z_f32_to_u8);
+            set(NX_FLOAT64, NX_FLOAT32, z_f64_to_f32);
+            set(NX_FLOAT32, NX_FLOAT64, z_f32_to_f64);
+            set(NX_FLOAT64, NX_FLOAT16, z_f64_to_f16);
+            set(NX_FLOAT64, NX_BFLOAT16, z_f64_to_bf16);
+            set(NX_FLOAT64, NX_FLOAT8_E4M3FN, z_f64_to_e4m3);
+            set(NX_FLOAT64, NX_FLOAT8_E5M2, z_f64_to_e5m2);
+            set(NX_FLOAT64, NX_FLOAT4_E2M1FN, z_f64_to_e2m1);
+        }
+        Isa::Scalar => {}
+    }
+}

@@ -1,0 +1,81 @@
+//! `make test-exhaustive` (not part of `make test`): every one of the 2^32
+//! float32 bit patterns into float16, bfloat16, float8_e4m3fn, float8_e5m2
+//! and float4_e2m1fn, and every int32 and uint32 into float16 and bfloat16,
+//! each SIMD level against the scalar reference, bit for bit.
+
+use nx_dtype::ffi::*;
+use nx_dtype::kernels::{Isa, Kernel};
+use nx_dtype::table::Dtype;
+
+const CHUNK: u64 = 1 << 16;
+
+fn sweep(s: i32, d: i32) {
+    let (s, d) = (
+        Dtype::from_code(s).expect("s"),
+        Dtype::from_code(d).expect("d"),
+    );
+    let levels: Vec<Isa> = [Isa::Avx2, Isa::Avx512]
+        .into_iter()
+        .filter(|i| i.supported())
+        .collect();
+    let out_bytes = (CHUNK as usize * d.bits() as usize).div_ceil(8);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let chunks = (1u64 << 32) / CHUNK;
+    let start = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let levels = &levels;
+            scope.spawn(move || {
+                let mut src = vec![0u8; CHUNK as usize * 4];
+                let mut want = vec![0u8; out_bytes];
+                let mut got = vec![0u8; out_bytes];
+                for c in (t..chunks).step_by(threads as usize) {
+                    for (i, b) in src.chunks_exact_mut(4).enumerate() {
+                        b.copy_from_slice(&((c * CHUNK + i as u64) as u32).to_le_bytes());
+                    }
+                    Kernel::Scalar(s, d).run(&src, &mut want, CHUNK as usize);
+                    for &isa in levels {
+                        Kernel::of(isa, s, d).run(&src, &mut got, CHUNK as usize);
+                        assert!(
+                            got == want,
+                            "{isa:?} {} -> {}: chunk {c:#x} differs",
+                            s.name(),
+                            d.name()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    println!(
+        "{} -> {}: 2^32 sources, levels {:?} equal to scalar ({:.0?})",
+        s.name(),
+        d.name(),
+        levels,
+        start.elapsed()
+    );
+}
+
+#[test]
+#[ignore = "2^32 elements per pair: make test-exhaustive"]
+fn exhaustive_float32() {
+    for d in [
+        NX_FLOAT16,
+        NX_BFLOAT16,
+        NX_FLOAT8_E4M3FN,
+        NX_FLOAT8_E5M2,
+        NX_FLOAT4_E2M1FN,
+    ] {
+        sweep(NX_FLOAT32, d);
+    }
+}
+
+#[test]
+#[ignore = "2^32 elements per pair: make test-exhaustive"]
+fn exhaustive_int32_uint32() {
+    for s in [NX_INT32, NX_UINT32] {
+        for d in [NX_FLOAT16, NX_BFLOAT16] {
+            sweep(s, d);
+        }
+    }
+}
