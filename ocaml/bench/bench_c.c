@@ -8,13 +8,6 @@
 
 #include "nx_dtype.h"
 
-#ifndef NX_ML_CONVERT_DECLARED
-extern const char *nx_kernel_isa(void) __attribute__((weak));
-#define HAVE_ISA (nx_kernel_isa != NULL)
-#else
-#define HAVE_ISA 1
-#endif
-
 static double inputs[1024];
 static volatile double sink;
 static volatile int64_t isink;
@@ -62,7 +55,7 @@ static void format(const char *name, int32_t dt, long n) {
 int main(void) {
   for (int i = 0; i < 1024; i++)
     inputs[i] = ldexp((double)(i * 7919 % 1024) - 512.0, i % 40 - 20) + 0.1;
-  printf("libnx_dtype %s, kernels: %s\n", nx_version(), HAVE_ISA ? nx_kernel_isa() : "(none yet)");
+  printf("libnx_dtype %s, kernels: %s\n", nx_version(), nx_kernel_isa());
   of_float("Float16", NX_FLOAT16, 20000000);
   of_float("Bfloat16", NX_BFLOAT16, 20000000);
   of_float("Float8_e4m3fn", NX_FLOAT8_E4M3FN, 20000000);

@@ -14,19 +14,6 @@
 
 #include "nx_dtype.h"
 
-/* nx_convert is fixed by ABI.md but reaches the library later than the
-   rest: until the header declares it (the Makefile then defines
-   NX_ML_CONVERT_DECLARED), reference it weakly and report its absence. */
-#ifndef NX_ML_CONVERT_DECLARED
-extern int32_t nx_convert(int32_t src_dt, const void *src, int32_t dst_dt,
-                          void *dst, int64_t n) __attribute__((weak));
-#define HAVE_CONVERT (nx_convert != NULL)
-#else
-#define HAVE_CONVERT 1
-#endif
-
-#define MISSING (-100)
-
 static value pair(int64_t status, value v) {
   CAMLparam1(v);
   CAMLlocal1(r);
@@ -34,11 +21,6 @@ static value pair(int64_t status, value v) {
   Store_field(r, 0, Val_long(status));
   Store_field(r, 1, v);
   CAMLreturn(r);
-}
-
-value t_have_convert(value unit) {
-  (void)unit;
-  return Val_bool(HAVE_CONVERT);
 }
 
 value t_count(value unit) {
@@ -167,7 +149,6 @@ value t_format_f64(value dt, value x) {
 
 /* nx_convert between the data of two bigarrays: n elements. */
 value t_convert(value src_dt, value src, value dst_dt, value dst, value n) {
-  if (!HAVE_CONVERT) return Val_long(MISSING);
   return Val_long(nx_convert(Int_val(src_dt), Caml_ba_data_val(src),
                              Int_val(dst_dt), Caml_ba_data_val(dst),
                              Long_val(n)));
