@@ -18,7 +18,7 @@ OCAML_MAKE = $(OCAML_ENV) && $(MAKE) -C ocaml NX_LIBDIR=$(ABS_LIBDIR) \
 PREFIX ?= /usr/local
 OCAML_PREFIX_ABS = $(abspath $(PREFIX))
 
-.PHONY: ocaml test-ocaml test-ocaml-install bench-ocaml install-ocaml install install-c-minimal
+.PHONY: ocaml test-ocaml test-ocaml-install bench-ocaml install-ocaml uninstall-ocaml
 
 ocaml: lib
 	$(OCAML_MAKE)
@@ -33,17 +33,14 @@ bench-ocaml: lib
 install-ocaml: lib
 	$(OCAML_MAKE) install PREFIX=$(OCAML_PREFIX_ABS)
 
-# A minimal install of the C library (lib/ and include/) so that `make
-# install` works before the top-level one exists. Prerequisites only, no
-# recipe: a top-level `install:` rule with its own recipe merges with this.
-install: install-c-minimal install-ocaml
+# `make install` (mk/package.mk) adds the OCaml library when it is built
+# (make ocaml, make test); it does not build OCaml itself.
+INSTALL_EXTRA += $(if $(wildcard ocaml/_build/nx_array.cmxa),install-ocaml)
+UNINSTALL_EXTRA += uninstall-ocaml
 
-install-c-minimal: lib
-	install -d $(OCAML_PREFIX_ABS)/lib $(OCAML_PREFIX_ABS)/include
-	install -m 755 $(LIB_SO) $(OCAML_PREFIX_ABS)/lib/libnx_dtype.so.1
-	ln -sf libnx_dtype.so.1 $(OCAML_PREFIX_ABS)/lib/libnx_dtype.so
-	install -m 644 $(LIBDIR)/libnx_dtype.a $(OCAML_PREFIX_ABS)/lib/
-	install -m 644 include/nx_dtype.h $(OCAML_PREFIX_ABS)/include/
+uninstall-ocaml:
+	rm -rf $(DESTDIR)$(OCAML_PREFIX_ABS)/lib/ocaml/nx_array
+	rmdir $(DESTDIR)$(OCAML_PREFIX_ABS)/lib/ocaml 2>/dev/null || true
 
 # Install into a scratch prefix, then build a user's program exactly as the
 # issue states: ocamlopt -I P/lib/ocaml/nx_array nx_array.cmxa prog.ml, and

@@ -49,7 +49,7 @@ uninstall: uninstall-c $(UNINSTALL_EXTRA)
 # Only what install-c wrote, and the pkgconfig directory if it is left empty.
 uninstall-c:
 	rm -f $(INSTALLED)
-	-rmdir $(I_PC) 2>/dev/null
+	rmdir $(I_PC) 2>/dev/null || true
 
 # Everything runs in a scratch prefix under build/, never in the system.
 PKG_T := $(abspath $(BUILD))/package
