@@ -266,7 +266,7 @@ def test_convert_errors_leave_nothing(tmp_path):
 
 # --- the command as a whole --------------------------------------------------
 
-@pytest.mark.parametrize("cmd", [[], ["table"], ["values"], ["store"], ["convert"]])
+@pytest.mark.parametrize("cmd", [[], ["table"], ["values"], ["store"], ["convert"], ["version"]])
 def test_help(cmd):
     out = run(*cmd, "--help").stdout
     assert out.startswith(("usage: nxdtype", "nxdtype: "))

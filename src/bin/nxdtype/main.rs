@@ -93,6 +93,12 @@ fn run(args: &[String]) -> R<()> {
             Ok(())
         }
         "--version" | "version" => {
+            if wants_help(
+                rest,
+                "usage: nxdtype version\n\nThe library's version and kernel level.\n",
+            ) {
+                return Ok(());
+            }
             println!(
                 "nxdtype {} (kernels: {})",
                 abi::version(),
