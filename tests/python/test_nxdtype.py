@@ -287,3 +287,18 @@ def test_closed_pipe_is_quiet():
 def test_version_agrees_with_library(lib):
     out = run("version").stdout
     assert out.startswith(f"nxdtype {lib.nx_version().decode()} (kernels: ")
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+    big = tmp_path / "big"
+    with open(big, "wb") as f:
+        f.truncate(64 << 20)  # the size from which a bar is drawn
+    master, slave = pty.openpty()
+    p = subprocess.run([NXDTYPE, "convert", "--from", "uint8", "--to", "bool", big, tmp_path / "o"],
+                       stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    bar = os.read(master, 4096).decode()
+    os.close(master)
+    assert p.returncode == 0 and "100% 64/64 MiB" in bar, bar
+    assert "elements uint8 -> bool" in p.stdout.decode()
