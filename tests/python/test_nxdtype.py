@@ -302,3 +302,5 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     os.close(master)
     assert p.returncode == 0 and "100% 64/64 MiB" in bar, bar
     assert "elements uint8 -> bool" in p.stdout.decode()
+    # Off a terminal, nothing but the summary.
+    assert run("convert", "--from", "uint8", "--to", "bool", big, tmp_path / "o").stderr == ""
