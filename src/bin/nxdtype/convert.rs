@@ -3,6 +3,7 @@
 //! OUT that is renamed onto OUT only when everything succeeded.
 
 use crate::abi::{self, Dt};
+use crate::npy;
 use crate::show::options;
 use crate::{dtype, run_err, usage, wants_help, Fail, R};
 use std::fs::{self, File, OpenOptions};
@@ -282,7 +283,7 @@ pub fn main(args: &[String]) -> R<()> {
         1 << 20,
         tmp.file
             .as_ref()
-            .ok_or_else(|| Fail::Run(String::from("internal")))?,
+            .ok_or_else(|| Fail::Run(String::from("internal: no temporary file")))?,
     );
     if let Some(d) = descr {
         w.write_all(&npy::header(d, src.fortran_order, &src.shape))
@@ -336,5 +337,3 @@ pub fn main(args: &[String]) -> R<()> {
     );
     Ok(())
 }
-
-use crate::npy;
