@@ -39,7 +39,12 @@ fn expect_convert(
             return Err(NX_ERR_RANGE);
         }
         let bits = i128::from(BITS[dt as usize]);
-        Ok((a * bits / 8, ((b + 1) * bits).div_ceil(8)))
+        let (lo, hi) = (a * bits / 8, ((b + 1) * bits + 7) / 8);
+        // A span whose size in bytes, or in bits, does not fit in int64.
+        if hi > i64::MAX.into() || (hi - lo) * 8 > i64::MAX.into() {
+            return Err(NX_ERR_RANGE);
+        }
+        Ok((lo, hi))
     };
     Ok(Some((span(s, so, ss)?, span(d, doff, ds)?)))
 }
@@ -50,7 +55,7 @@ const MAX_SPAN: i128 = 1 << 20;
 fn convert_case(inp: &mut Input) {
     let (s, d) = (inp.code(), inp.code());
     let n = inp.count();
-    let (so, ss, doff, ds) = (inp.count(), inp.count() - 40, inp.count(), inp.count() - 40);
+    let (so, ss, doff, ds) = (inp.count(), inp.count().wrapping_sub(40), inp.count(), inp.count().wrapping_sub(40));
     let null_src = inp.u8() % 16 == 0;
     let null_dst = inp.u8() % 16 == 0;
     let shared = inp.u8() % 4 == 0; // both sides in one buffer: overlap cases
@@ -260,11 +265,11 @@ fn facts_case(inp: &mut Input) {
         // Arbitrary names of exactly `len` bytes.
         let len = usize::from(inp.u8() % 24);
         let mut g = Guarded::new(len, tail);
-        let bytes = inp.bytes(len);
-        g.slice_mut().copy_from_slice(&bytes);
+        let name_bytes = inp.bytes(len);
+        g.slice_mut().copy_from_slice(&name_bytes);
         let c = nx_dtype_of_name(g.ptr.cast(), len);
-        let known = (0..21).find(|&k| CStr::from_ptr(nx_dtype_name(k)).to_bytes() == bytes.as_slice());
-        assert_eq!(c, known.unwrap_or(NX_ERR_DTYPE), "of_name {bytes:?}");
+        let known = (0..21).find(|&k| CStr::from_ptr(nx_dtype_name(k)).to_bytes() == name_bytes.as_slice());
+        assert_eq!(c, known.unwrap_or(NX_ERR_DTYPE), "of_name {name_bytes:?}");
         let _ = nx_dtype_of_name(std::ptr::null(), len);
         // nx_dtype_bytes with any n; out NULL or exactly 8 bytes.
         let n = inp.count();

@@ -39,8 +39,13 @@ fuzz_target!(|data: &[u8]| {
         let f = fmt(dt).unwrap();
         let mag = (got as u64) & (f.sign_bit() - 1);
         if mag <= f.max_code() {
-            let v = if dt == 0 { f64::from_bits(got as u64) } else { f.value(mag) };
-            let v = if got as u64 & f.sign_bit() != 0 { -v } else { v };
+            let v = if dt == 0 {
+                f64::from_bits(got as u64)
+            } else if got as u64 & f.sign_bit() != 0 {
+                -f.value(mag)
+            } else {
+                f.value(mag)
+            };
             assert_eq!(back.to_bits(), v.to_bits(), "load_f64 dt {dt}");
         }
     }

@@ -203,8 +203,11 @@ pub fn int_to_f32(neg: bool, u: u32, odd: bool) -> u32 {
     } else {
         let u = u64::from(u);
         let half = (1u64 << sh) >> 1;
-        let rounded = ((u + half - 1 + ((u >> sh) & 1)) >> sh) as u32;
-        ((e - 1) << 23) + rounded
+        // Wrapping: both arms are computed for every lane, and for u = 0
+        // (sh = 0, half = 0) this one is u - 1; `small` is chosen then, but
+        // a plain `-` is an overflow panic in a build with overflow checks.
+        let rounded = ((u + half + ((u >> sh) & 1)).wrapping_sub(1) >> sh) as u32;
+        ((e - 1) << 23).wrapping_add(rounded)
     };
     sign | if u < 1 << 24 { small } else { big }
 }
