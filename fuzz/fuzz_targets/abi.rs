@@ -21,7 +21,13 @@ fn valid(dt: i32) -> bool {
 /// sides relative to their pointers when it succeeds with n > 0.
 #[allow(clippy::too_many_arguments)]
 fn expect_convert(
-    s: i32, so: i64, ss: i64, d: i32, doff: i64, ds: i64, n: i64,
+    s: i32,
+    so: i64,
+    ss: i64,
+    d: i32,
+    doff: i64,
+    ds: i64,
+    n: i64,
 ) -> Result<Option<((i128, i128), (i128, i128))>, i32> {
     if !valid(s) || !valid(d) {
         return Err(NX_ERR_DTYPE);
@@ -55,7 +61,12 @@ const MAX_SPAN: i128 = 1 << 20;
 fn convert_case(inp: &mut Input) {
     let (s, d) = (inp.code(), inp.code());
     let n = inp.count();
-    let (so, ss, doff, ds) = (inp.count(), inp.count().wrapping_sub(40), inp.count(), inp.count().wrapping_sub(40));
+    let (so, ss, doff, ds) = (
+        inp.count(),
+        inp.count().wrapping_sub(40),
+        inp.count(),
+        inp.count().wrapping_sub(40),
+    );
     let null_src = inp.u8() % 16 == 0;
     let null_dst = inp.u8() % 16 == 0;
     let shared = inp.u8() % 4 == 0; // both sides in one buffer: overlap cases
@@ -74,7 +85,19 @@ fn convert_case(inp: &mut Input) {
             // NULL check instead (must fail before touching anything).
             let st = if strided {
                 // SAFETY: NULL source and destination; the call must refuse.
-                unsafe { nx_convert_strided(s, std::ptr::null(), so, ss, d, std::ptr::null_mut(), doff, ds, n) }
+                unsafe {
+                    nx_convert_strided(
+                        s,
+                        std::ptr::null(),
+                        so,
+                        ss,
+                        d,
+                        std::ptr::null_mut(),
+                        doff,
+                        ds,
+                        n,
+                    )
+                }
             } else {
                 // SAFETY: as above.
                 unsafe { nx_convert(s, std::ptr::null(), d, std::ptr::null_mut(), n) }
@@ -131,9 +154,16 @@ fn convert_case(inp: &mut Input) {
             nx_convert(s, sp.cast(), d, dp.cast(), n)
         }
     };
-    assert_eq!(st, want.err().unwrap_or(NX_OK), "convert {s}->{d} n {n} {so}/{ss} {doff}/{ds}");
+    assert_eq!(
+        st,
+        want.err().unwrap_or(NX_OK),
+        "convert {s}->{d} n {n} {so}/{ss} {doff}/{ds}"
+    );
     if st != NX_OK || n == 0 {
-        assert!(gs.slice() == before_s && gd.slice() == before_d, "written on failure / n = 0");
+        assert!(
+            gs.slice() == before_s && gd.slice() == before_d,
+            "written on failure / n = 0"
+        );
         return;
     }
     if shared {
@@ -145,18 +175,35 @@ fn convert_case(inp: &mut Input) {
     for i in 0..n {
         // SAFETY: single elements inside the same spans.
         let st1 = unsafe {
-            nx_convert_strided(s, gs.ptr.cast(), so + i * ss, 1, d, r.ptr.cast(), doff + i * ds, 1, 1)
+            nx_convert_strided(
+                s,
+                gs.ptr.cast(),
+                so + i * ss,
+                1,
+                d,
+                r.ptr.cast(),
+                doff + i * ds,
+                1,
+                1,
+            )
         };
         assert_eq!(st1, NX_OK);
     }
-    assert!(gd.slice() == r.slice(), "bulk differs from element by element {s}->{d} n {n}");
+    assert!(
+        gd.slice() == r.slice(),
+        "bulk differs from element by element {s}->{d} n {n}"
+    );
 }
 
 /// Status and write checks for the one-element functions.
 fn scalar_case(inp: &mut Input) {
     let dt = inp.code();
     let ok = valid(dt);
-    let nb = if ok { BITS[dt as usize].div_ceil(8) as usize } else { 16 };
+    let nb = if ok {
+        BITS[dt as usize].div_ceil(8) as usize
+    } else {
+        16
+    };
     let null = inp.u8() % 8 == 0;
     let tail = inp.u8() & 1 == 0;
     let mut g = Guarded::new(nb, tail);
@@ -166,7 +213,13 @@ fn scalar_case(inp: &mut Input) {
     let x = f64::from_bits(inp.u64());
     let i = inp.u64();
     let kind = if ok { KIND[dt as usize] } else { -1 };
-    let base = if !ok { NX_ERR_DTYPE } else if null { NX_ERR_NULL } else { NX_OK };
+    let base = if !ok {
+        NX_ERR_DTYPE
+    } else if null {
+        NX_ERR_NULL
+    } else {
+        NX_OK
+    };
     let op = inp.u8() % 8;
     // SAFETY (all calls below): `p` is NULL or has nx_dtype_bytes(dt, 1)
     // bytes; `out` pointers are NULL or point to guarded objects.
@@ -176,19 +229,38 @@ fn scalar_case(inp: &mut Input) {
             1 => (nx_store_i64(dt, i as i64, p.cast()), base),
             2 => (nx_store_u64(dt, i, p.cast()), base),
             3 | 4 => {
-                let w = if base == NX_OK && kind == 1 { NX_ERR_KIND } else { base };
-                let f = if op == 3 { nx_dtype_min_value } else { nx_dtype_max_value };
+                let w = if base == NX_OK && kind == 1 {
+                    NX_ERR_KIND
+                } else {
+                    base
+                };
+                let f = if op == 3 {
+                    nx_dtype_min_value
+                } else {
+                    nx_dtype_max_value
+                };
                 (f(dt, p.cast()), w)
             }
             5 => {
                 let mut o = Guarded::new(8, tail);
                 o.slice_mut().fill(0x77);
                 let onull = inp.u8() % 8 == 0;
-                let op = if onull { std::ptr::null_mut() } else { o.ptr.cast::<f64>() };
-                let w = if base == NX_OK && onull { NX_ERR_NULL } else { base };
+                let op = if onull {
+                    std::ptr::null_mut()
+                } else {
+                    o.ptr.cast::<f64>()
+                };
+                let w = if base == NX_OK && onull {
+                    NX_ERR_NULL
+                } else {
+                    base
+                };
                 let st = nx_load_f64(dt, p.cast(), op);
                 if st != NX_OK {
-                    assert!(o.slice().iter().all(|&c| c == 0x77), "load wrote on failure");
+                    assert!(
+                        o.slice().iter().all(|&c| c == 0x77),
+                        "load wrote on failure"
+                    );
                 }
                 assert!(g.slice() == init, "load wrote its input");
                 (st, w)
@@ -199,11 +271,22 @@ fn scalar_case(inp: &mut Input) {
                 let mut b = Guarded::new(cap, tail);
                 b.slice_mut().fill(0x66);
                 let bnull = inp.u8() % 4 == 0;
-                let bp = if bnull { std::ptr::null_mut() } else { b.ptr.cast() };
-                let w = if base == NX_OK && bnull && cap > 0 { NX_ERR_NULL } else { base };
+                let bp = if bnull {
+                    std::ptr::null_mut()
+                } else {
+                    b.ptr.cast()
+                };
+                let w = if base == NX_OK && bnull && cap > 0 {
+                    NX_ERR_NULL
+                } else {
+                    base
+                };
                 let l = nx_format(dt, p.cast_const().cast(), bp, cap);
                 if l < 0 {
-                    assert!(b.slice().iter().all(|&c| c == 0x66), "format wrote on failure");
+                    assert!(
+                        b.slice().iter().all(|&c| c == 0x66),
+                        "format wrote on failure"
+                    );
                     (l as i32, w)
                 } else {
                     assert!((l as usize) < NX_FORMAT_MAX);
@@ -215,8 +298,18 @@ fn scalar_case(inp: &mut Input) {
                 let mut b = Guarded::new(cap, tail);
                 b.slice_mut().fill(0x66);
                 let bnull = inp.u8() % 4 == 0;
-                let bp = if bnull { std::ptr::null_mut() } else { b.ptr.cast() };
-                let mut w = if !ok { NX_ERR_DTYPE } else if bnull && cap > 0 { NX_ERR_NULL } else { NX_OK };
+                let bp = if bnull {
+                    std::ptr::null_mut()
+                } else {
+                    b.ptr.cast()
+                };
+                let mut w = if !ok {
+                    NX_ERR_DTYPE
+                } else if bnull && cap > 0 {
+                    NX_ERR_NULL
+                } else {
+                    NX_OK
+                };
                 if w == NX_OK && kind != 0 {
                     w = NX_ERR_KIND;
                 }
@@ -230,7 +323,10 @@ fn scalar_case(inp: &mut Input) {
                 }
                 let l = nx_format_f64(dt, x, bp, cap);
                 if l < 0 {
-                    assert!(b.slice().iter().all(|&c| c == 0x66), "format_f64 wrote on failure");
+                    assert!(
+                        b.slice().iter().all(|&c| c == 0x66),
+                        "format_f64 wrote on failure"
+                    );
                     (l as i32, w)
                 } else {
                     (NX_OK, w)
@@ -251,8 +347,18 @@ fn facts_case(inp: &mut Input) {
     // SAFETY (all calls): pointers are NULL or to guarded objects of the
     // size the function writes or reads.
     unsafe {
-        assert_eq!(nx_dtype_bits(dt), if ok { BITS[dt as usize] as i32 } else { NX_ERR_DTYPE });
-        assert_eq!(nx_dtype_kind(dt), if ok { KIND[dt as usize] } else { NX_ERR_DTYPE });
+        assert_eq!(
+            nx_dtype_bits(dt),
+            if ok {
+                BITS[dt as usize] as i32
+            } else {
+                NX_ERR_DTYPE
+            }
+        );
+        assert_eq!(
+            nx_dtype_kind(dt),
+            if ok { KIND[dt as usize] } else { NX_ERR_DTYPE }
+        );
         let name = nx_dtype_name(dt);
         assert_eq!(name.is_null(), !ok);
         if ok {
@@ -268,7 +374,8 @@ fn facts_case(inp: &mut Input) {
         let name_bytes = inp.bytes(len);
         g.slice_mut().copy_from_slice(&name_bytes);
         let c = nx_dtype_of_name(g.ptr.cast(), len);
-        let known = (0..21).find(|&k| CStr::from_ptr(nx_dtype_name(k)).to_bytes() == name_bytes.as_slice());
+        let known =
+            (0..21).find(|&k| CStr::from_ptr(nx_dtype_name(k)).to_bytes() == name_bytes.as_slice());
         assert_eq!(c, known.unwrap_or(NX_ERR_DTYPE), "of_name {name_bytes:?}");
         let _ = nx_dtype_of_name(std::ptr::null(), len);
         // nx_dtype_bytes with any n; out NULL or exactly 8 bytes.
@@ -276,9 +383,17 @@ fn facts_case(inp: &mut Input) {
         let mut o = Guarded::new(8, tail);
         o.slice_mut().fill(0x55);
         let onull = inp.u8() % 8 == 0;
-        let op = if onull { std::ptr::null_mut() } else { o.ptr.cast::<i64>() };
+        let op = if onull {
+            std::ptr::null_mut()
+        } else {
+            o.ptr.cast::<i64>()
+        };
         let st = nx_dtype_bytes(dt, n, op);
-        let want_v = if ok && n >= 0 { Some(bytes(dt as usize, n.into())) } else { None };
+        let want_v = if ok && n >= 0 {
+            Some(bytes(dt as usize, n.into()))
+        } else {
+            None
+        };
         let want = if !ok {
             NX_ERR_DTYPE
         } else if n < 0 || want_v.unwrap() > i64::MAX.into() {
@@ -290,26 +405,51 @@ fn facts_case(inp: &mut Input) {
         };
         assert_eq!(st, want, "bytes dt {dt} n {n}");
         if st == NX_OK {
-            assert_eq!(i128::from(i64::from_le_bytes(o.slice().try_into().unwrap())), want_v.unwrap());
+            assert_eq!(
+                i128::from(i64::from_le_bytes(o.slice().try_into().unwrap())),
+                want_v.unwrap()
+            );
         } else {
             assert!(o.slice().iter().all(|&c| c == 0x55));
         }
         let to = inp.code();
         let e = nx_dtype_exact(dt, to);
-        assert!(if ok && valid(to) { e == 0 || e == 1 } else { e == NX_ERR_DTYPE });
+        assert!(if ok && valid(to) {
+            e == 0 || e == 1
+        } else {
+            e == NX_ERR_DTYPE
+        });
         let mut f = Guarded::new(std::mem::size_of::<NxFloatFormat>(), tail);
         f.slice_mut().fill(0x44);
         let fnull = inp.u8() % 8 == 0;
-        let fp = if fnull { std::ptr::null_mut() } else { f.ptr.cast::<NxFloatFormat>() };
+        let fp = if fnull {
+            std::ptr::null_mut()
+        } else {
+            f.ptr.cast::<NxFloatFormat>()
+        };
         let st = nx_dtype_float_format(dt, fp);
-        let want = if !ok { NX_ERR_DTYPE } else if fnull { NX_ERR_NULL } else if KIND[dt as usize] != 0 { NX_ERR_KIND } else { NX_OK };
+        let want = if !ok {
+            NX_ERR_DTYPE
+        } else if fnull {
+            NX_ERR_NULL
+        } else if KIND[dt as usize] != 0 {
+            NX_ERR_KIND
+        } else {
+            NX_OK
+        };
         assert_eq!(st, want, "float_format {dt}");
         if st != NX_OK {
             assert!(f.slice().iter().all(|&c| c == 0x44));
         }
         let x = f64::from_bits(inp.u64());
         let v = nx_is_value_f64(dt, x);
-        assert!(if !ok { v == NX_ERR_DTYPE } else if KIND[dt as usize] > 1 { v == NX_ERR_KIND } else { v == 0 || v == 1 });
+        assert!(if !ok {
+            v == NX_ERR_DTYPE
+        } else if KIND[dt as usize] > 1 {
+            v == NX_ERR_KIND
+        } else {
+            v == 0 || v == 1
+        });
         let m = nx_status_message(inp.u64() as i32);
         assert!(!m.is_null() && !CStr::from_ptr(m).to_bytes().is_empty());
         assert!(!nx_version().is_null() && !nx_kernel_isa().is_null());

@@ -27,15 +27,24 @@ fuzz_target!(|data: &[u8]| {
     if s_stride < 0 && n > 0 {
         s_off += (n as i64 - 1) * -s_stride;
     }
-    let (sd, dd) = (Dtype::from_code(s as i32).unwrap(), Dtype::from_code(d as i32).unwrap());
+    let (sd, dd) = (
+        Dtype::from_code(s as i32).unwrap(),
+        Dtype::from_code(d as i32).unwrap(),
+    );
     let side = |dt, offset, stride| Side { dt, offset, stride };
-    let plan = kernels::plan(side(sd, s_off, s_stride), side(dd, d_off, d_stride), n as i64);
+    let plan = kernels::plan(
+        side(sd, s_off, s_stride),
+        side(dd, d_off, d_stride),
+        n as i64,
+    );
     let Ok(Some((sp, dp))) = plan else {
         assert!(n == 0, "a valid call was refused");
         return;
     };
     let src: Vec<u8> = inp.bytes(sp.len);
-    let init: Vec<u8> = (0..dp.len).map(|i| inp.u8() ^ (i as u8).wrapping_mul(37)).collect();
+    let init: Vec<u8> = (0..dp.len)
+        .map(|i| inp.u8() ^ (i as u8).wrapping_mul(37))
+        .collect();
     // The reference: one element at a time, positions computed here.
     let mut want = init.clone();
     let (sb, db) = (BITS[s] as i64, BITS[d] as i64);

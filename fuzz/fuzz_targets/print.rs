@@ -20,18 +20,23 @@ fn store_text(dt: usize, t: &str) -> Option<u128> {
         match s {
             "inf" => f64::INFINITY,
             "-inf" => f64::NEG_INFINITY,
-            _ => s.parse::<f64>().unwrap_or_else(|_| panic!("unparsable {s:?}")),
+            _ => s
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("unparsable {s:?}")),
         }
     };
     Some(match dt {
         // float32 parses directly (no double rounding through float64);
         // the smaller formats' shortest texts have few digits, far from any
         // midpoint at float64 precision, so parse-then-store rounds once.
-        1 => u128::from(match t {
-            "inf" => f32::INFINITY,
-            "-inf" => f32::NEG_INFINITY,
-            _ => t.parse::<f32>().unwrap(),
-        }.to_bits()),
+        1 => u128::from(
+            match t {
+                "inf" => f32::INFINITY,
+                "-inf" => f32::NEG_INFINITY,
+                _ => t.parse::<f32>().unwrap(),
+            }
+            .to_bits(),
+        ),
         0 | 2..=6 => ref_store_f64(dt, pf(t)),
         7..=16 => {
             let v: i128 = t.parse().unwrap_or_else(|_| panic!("int {t:?}"));
@@ -90,7 +95,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(len >= 0 && (len as usize) < NX_FORMAT_MAX, "length {len}");
     let len = len as usize;
     assert_eq!(b.slice()[len], 0);
-    let text = std::str::from_utf8(&b.slice()[..len]).expect("ascii").to_owned();
+    let text = std::str::from_utf8(&b.slice()[..len])
+        .expect("ascii")
+        .to_owned();
     assert!(!text.contains('\0'));
     let bits = elem_bits(dt, e.slice());
     match dt {
@@ -118,7 +125,11 @@ fuzz_target!(|data: &[u8]| {
     let cap = usize::from(inp.u8()) % (len + 2);
     let mut s = Guarded::new(cap, true);
     s.slice_mut().fill(0xEE);
-    let p = if cap == 0 && inp.u8() & 1 == 0 { std::ptr::null_mut() } else { s.ptr.cast() };
+    let p = if cap == 0 && inp.u8() & 1 == 0 {
+        std::ptr::null_mut()
+    } else {
+        s.ptr.cast()
+    };
     // SAFETY: `cap` writable bytes at `p` (or NULL with cap 0).
     let l2 = unsafe { nx_format(dt as i32, e.ptr.cast(), p, cap) };
     assert_eq!(l2 as usize, len);
@@ -148,7 +159,10 @@ fuzz_target!(|data: &[u8]| {
             }
         } else {
             assert_eq!(l, i64::from(NX_ERR_NOT_VALUE), "format_f64 {x:e}");
-            assert!(b.slice().iter().all(|&c| c == 0xEE), "nothing written on failure");
+            assert!(
+                b.slice().iter().all(|&c| c == 0xEE),
+                "nothing written on failure"
+            );
         }
     }
 });

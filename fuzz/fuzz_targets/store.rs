@@ -35,7 +35,10 @@ fuzz_target!(|data: &[u8]| {
     if dt <= 6 && !x.is_nan() {
         let mut back = 0f64;
         // SAFETY: the element just written; `back` is a double.
-        assert_eq!(unsafe { nx_load_f64(dt as i32, g.ptr.cast(), &mut back) }, NX_OK);
+        assert_eq!(
+            unsafe { nx_load_f64(dt as i32, g.ptr.cast(), &mut back) },
+            NX_OK
+        );
         let f = fmt(dt).unwrap();
         let mag = (got as u64) & (f.sign_bit() - 1);
         if mag <= f.max_code() {
@@ -61,6 +64,10 @@ fuzz_target!(|data: &[u8]| {
             }
         };
         assert_eq!(st, NX_OK);
-        assert_eq!(elem_bits(dt, g.slice()), ref_store_int(dt, v), "store int dt {dt} x {v}");
+        assert_eq!(
+            elem_bits(dt, g.slice()),
+            ref_store_int(dt, v),
+            "store int dt {dt} x {v}"
+        );
     }
 });

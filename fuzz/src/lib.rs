@@ -11,7 +11,9 @@ pub const BITS: [u32; 21] = [
     64, 32, 16, 16, 8, 8, 4, 64, 64, 32, 32, 16, 16, 8, 8, 4, 4, 128, 64, 8, 1,
 ];
 /// Kind by code: 0 float, 1 complex, 2 signed, 3 unsigned, 4 boolean.
-pub const KIND: [i32; 21] = [0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 1, 1, 4, 4];
+pub const KIND: [i32; 21] = [
+    0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 1, 1, 4, 4,
+];
 
 /// `ceil(n * bits / 8)`: nx_dtype_bytes computed independently.
 pub fn bytes(dt: usize, n: i128) -> i128 {
@@ -38,7 +40,13 @@ pub struct Fmt {
 
 /// The float format of a float code (0..=6), from the format names.
 pub fn fmt(dt: usize) -> Option<Fmt> {
-    let f = |ebits, fbits, special| Some(Fmt { ebits, fbits, special });
+    let f = |ebits, fbits, special| {
+        Some(Fmt {
+            ebits,
+            fbits,
+            special,
+        })
+    };
     match dt {
         0 => f(11, 52, Special::Ieee),
         1 => f(8, 23, Special::Ieee),
@@ -169,7 +177,11 @@ pub fn int_range(dt: usize) -> (i128, i128) {
 /// Element bits (low `BITS[dt]` bits of the result) of nx_store_f64(dt, x).
 pub fn ref_store_f64(dt: usize, x: f64) -> u128 {
     match dt {
-        0 => u128::from(if x.is_nan() { x.to_bits() | (1 << 51) } else { x.to_bits() }),
+        0 => u128::from(if x.is_nan() {
+            x.to_bits() | (1 << 51)
+        } else {
+            x.to_bits()
+        }),
         1..=6 => {
             let f = fmt(dt).unwrap();
             let neg = x.is_sign_negative();
@@ -202,8 +214,16 @@ pub fn ref_store_f64(dt: usize, x: f64) -> u128 {
 /// Element bits of nx_store_i64 / nx_store_u64 (the exact integer x).
 pub fn ref_store_int(dt: usize, x: i128) -> u128 {
     match dt {
-        0 => u128::from(if x < 0 { (x as i64 as f64).to_bits() } else { (x as u64 as f64).to_bits() }),
-        1 => u128::from(if x < 0 { (x as i64 as f32).to_bits() } else { (x as u64 as f32).to_bits() }),
+        0 => u128::from(if x < 0 {
+            (x as i64 as f64).to_bits()
+        } else {
+            (x as u64 as f64).to_bits()
+        }),
+        1 => u128::from(if x < 0 {
+            (x as i64 as f32).to_bits()
+        } else {
+            (x as u64 as f32).to_bits()
+        }),
         2..=6 => {
             let f = fmt(dt).unwrap();
             let a = x.abs();
@@ -263,7 +283,9 @@ impl Input<'_> {
     pub fn code(&mut self) -> i32 {
         match self.u8() {
             b @ 0..=209 => i32::from(b % 21),
-            210..=239 => [-1, 21, 22, i32::MIN, i32::MAX, 255, -21, 1 << 16][usize::from(self.u8() % 8)],
+            210..=239 => {
+                [-1, 21, 22, i32::MIN, i32::MAX, 255, -21, 1 << 16][usize::from(self.u8() % 8)]
+            }
             _ => self.u64() as i32,
         }
     }
@@ -273,7 +295,16 @@ impl Input<'_> {
             0..=199 => i64::from(self.u8() % 80),
             200..=219 => -i64::from(self.u8() % 8),
             220..=239 => {
-                let e = [i64::MAX, i64::MIN, i64::MAX / 2, i64::MAX / 8, i64::MAX / 16 + 1, 1 << 62, 1 << 32, -(1 << 40)];
+                let e = [
+                    i64::MAX,
+                    i64::MIN,
+                    i64::MAX / 2,
+                    i64::MAX / 8,
+                    i64::MAX / 16 + 1,
+                    1 << 62,
+                    1 << 32,
+                    -(1 << 40),
+                ];
                 let d = i64::from(self.u8() % 3) - 1;
                 e[usize::from(self.u8() % 8)].wrapping_add(d)
             }
@@ -316,9 +347,21 @@ impl Guarded {
             assert!(map != libc::MAP_FAILED, "mmap");
             let map = map.cast::<u8>();
             assert_eq!(libc::mprotect(map.cast(), pg, libc::PROT_NONE), 0);
-            assert_eq!(libc::mprotect(map.add(pg + data).cast(), pg, libc::PROT_NONE), 0);
-            let ptr = if tail { map.add(pg + data - len) } else { map.add(pg) };
-            Guarded { map, map_len, ptr, len }
+            assert_eq!(
+                libc::mprotect(map.add(pg + data).cast(), pg, libc::PROT_NONE),
+                0
+            );
+            let ptr = if tail {
+                map.add(pg + data - len)
+            } else {
+                map.add(pg)
+            };
+            Guarded {
+                map,
+                map_len,
+                ptr,
+                len,
+            }
         }
     }
     pub fn slice(&self) -> &[u8] {
