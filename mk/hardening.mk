@@ -67,8 +67,9 @@ FUZZ_CARGO = cd fuzz && PATH=$(dir $(CARGO_FUZZ)):$$PATH $(CARGO) +nightly fuzz
 $(CARGO_FUZZ):
 	$(CARGO) install --locked --quiet cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CACHE)/cargo-fuzz
 
+# `+`: cargo shares make's jobserver instead of warning about it.
 fuzz-build: $(CARGO_FUZZ)
-	$(FUZZ_CARGO) build
+	+$(FUZZ_CARGO) build
 
 # Each target for FUZZ_SECONDS (default 60), two at a time (one per core).
 # A crash, a failed assertion (mismatch with the reference) or an ASan
