@@ -45,6 +45,9 @@ check-header: $(CBINDGEN)
 	@mkdir -p $(BUILD)
 	$(CBINDGEN) --config cbindgen.toml --crate nx_dtype --output $(BUILD)/nx_dtype.h --quiet
 	@diff -u include/nx_dtype.h $(BUILD)/nx_dtype.h || { echo "include/nx_dtype.h drifted: run make header"; exit 1; }
+	@# Every name the header defines is the library's: NX_ / nx_ prefixed.
+	@! grep -E '^#define ' include/nx_dtype.h | grep -vE '^#define (NX_|nx_)' || { echo "a header macro without the NX_ prefix"; exit 1; }
+	@! grep -E '^(typedef|extern|[a-z].*\()' include/nx_dtype.h | grep -vE 'nx_|NX_|^extern "C"' || { echo "a header name without the nx_ prefix"; exit 1; }
 	@# The header compiles alone as C99 and as C++.
 	printf '#include "nx_dtype.h"\nint main(void){return NX_DTYPE_COUNT == 21 ? 0 : 1;}\n' > $(BUILD)/header_alone.c
 	$(CC) -std=c99 $(WARN) -Iinclude -fsyntax-only $(BUILD)/header_alone.c

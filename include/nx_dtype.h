@@ -142,20 +142,6 @@
 #define NX_FORMAT_MAX 64
 
 /**
- * Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
- */
-#define FORMAT_MAX 64
-
-#define POW10_MIN -292
-
-#define POW10_MAX 324
-
-/**
- * Kernel levels, weakest first.
- */
-typedef struct Isa Isa;
-
-/**
  * The facts of a float format (or of a complex dtype's components).
  */
 typedef struct nx_float_format {

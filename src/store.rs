@@ -99,6 +99,7 @@ pub fn store_int(fmt: Format, v: i128) -> u64 {
 /// The float64 bits holding exactly the value of element `bits` of `fmt`.
 /// A NaN reads as the quiet NaN of its sign keeping its whole payload (the
 /// FnNan NaN has payload 0). float64 itself reads unchanged.
+#[inline(always)]
 pub fn load_f64(fmt: Format, bits: u64) -> u64 {
     if fmt == F64 {
         return bits;

@@ -42,6 +42,7 @@ fn f64_to_int(x: u64, lo: i128, hi: i128) -> i128 {
 }
 
 /// The number element `raw` of `dt` holds.
+#[inline(always)]
 pub fn decode(dt: Dtype, raw: Raw) -> Value {
     let raw = raw & low_mask(dt.bits());
     match dt.class() {
@@ -115,6 +116,7 @@ pub fn convert(src: Dtype, dst: Dtype, raw: Raw) -> Raw {
 }
 
 /// The float64 bits an element converts to.
+#[inline(always)]
 pub fn to_f64(dt: Dtype, raw: Raw) -> u64 {
     match dt.class() {
         Class::Float(f) if f == F64 => raw as u64,
@@ -128,11 +130,23 @@ pub fn to_f64(dt: Dtype, raw: Raw) -> u64 {
 
 /// Read one element from its `dt.elem_bytes()` little-endian bytes (a
 /// sub-byte element from the low bits of the first byte).
+#[inline(always)]
 pub fn read_elem(dt: Dtype, bytes: &[u8]) -> Raw {
-    let mut raw = 0u128;
-    for (i, b) in bytes.iter().take(dt.elem_bytes()).enumerate() {
-        raw |= u128::from(*b) << (8 * i);
+    // Fixed-size copies, as in write_elem.
+    fn get<const N: usize>(bytes: &[u8]) -> Raw {
+        let mut le = [0u8; 16];
+        if let (Some(dst), Some(src)) = (le.get_mut(..N), bytes.get(..N)) {
+            dst.copy_from_slice(src);
+        }
+        u128::from_le_bytes(le)
     }
+    let raw = match dt.elem_bytes() {
+        1 => get::<1>(bytes),
+        2 => get::<2>(bytes),
+        4 => get::<4>(bytes),
+        8 => get::<8>(bytes),
+        _ => get::<16>(bytes),
+    };
     raw & low_mask(dt.bits())
 }
 
@@ -193,4 +207,41 @@ pub static STORE_F64: [fn(u64, &mut [u8]); crate::table::COUNT] = [
     store_f64_code::<18>,
     store_f64_code::<19>,
     store_f64_code::<20>,
+];
+
+/// `to_f64(dt, read_elem(dt, bytes))` for the dtype whose code is `C`,
+/// specialised as `store_f64_code` is.
+fn load_f64_code<const C: usize>(bytes: &[u8]) -> u64 {
+    let dt = const {
+        match Dtype::from_code(C as i32) {
+            Some(d) => d,
+            None => panic!("no such dtype code"),
+        }
+    };
+    to_f64(dt, read_elem(dt, bytes))
+}
+
+/// `load_f64_code` for every code, indexed by code.
+pub static LOAD_F64: [fn(&[u8]) -> u64; crate::table::COUNT] = [
+    load_f64_code::<0>,
+    load_f64_code::<1>,
+    load_f64_code::<2>,
+    load_f64_code::<3>,
+    load_f64_code::<4>,
+    load_f64_code::<5>,
+    load_f64_code::<6>,
+    load_f64_code::<7>,
+    load_f64_code::<8>,
+    load_f64_code::<9>,
+    load_f64_code::<10>,
+    load_f64_code::<11>,
+    load_f64_code::<12>,
+    load_f64_code::<13>,
+    load_f64_code::<14>,
+    load_f64_code::<15>,
+    load_f64_code::<16>,
+    load_f64_code::<17>,
+    load_f64_code::<18>,
+    load_f64_code::<19>,
+    load_f64_code::<20>,
 ];

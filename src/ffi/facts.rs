@@ -4,7 +4,7 @@ use super::*;
 use crate::facts::{exact, extreme};
 use crate::store::is_value;
 use crate::table::{Class, Kind, Row, TABLE};
-use crate::value::{encode, read_elem, to_f64, write_elem, Raw, Value, STORE_F64};
+use crate::value::{encode, write_elem, Raw, Value, LOAD_F64, STORE_F64};
 use std::ffi::{c_char, c_void, CStr};
 
 /// The facts of a float format (or of a complex dtype's components).
@@ -353,7 +353,9 @@ pub unsafe extern "C" fn nx_load_f64(dt: i32, elem: *const c_void, out: *mut f64
             non_null_mut(out)?;
             // SAFETY: checked non-NULL; the caller guarantees elem_bytes readable bytes.
             let bytes = unsafe { std::slice::from_raw_parts(elem.cast::<u8>(), d.elem_bytes()) };
-            Ok(f64::from_bits(to_f64(d, read_elem(d, bytes))))
+            // The per-dtype specialisation of to_f64(d, read_elem(d, bytes)).
+            let load = LOAD_F64.get(d.code() as usize).ok_or(NX_ERR_INTERNAL)?;
+            Ok(f64::from_bits(load(bytes)))
         };
         match run() {
             Ok(x) => {
