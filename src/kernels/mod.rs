@@ -11,6 +11,7 @@
 pub mod pack;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // SIMD intrinsics: the one place in kernels allowed it
 pub mod x86;
 
 use crate::ffi::{NX_ERR_RANGE, NX_OK};

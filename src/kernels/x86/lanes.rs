@@ -203,8 +203,11 @@ pub fn int_to_f32(neg: bool, u: u32, odd: bool) -> u32 {
     } else {
         let u = u64::from(u);
         let half = (1u64 << sh) >> 1;
-        let rounded = ((u + half - 1 + ((u >> sh) & 1)) >> sh) as u32;
-        ((e - 1) << 23) + rounded
+        // Wrapping: both arms are computed for every lane, and for u = 0
+        // (sh = 0, half = 0) this one is u - 1; `small` is chosen then, but
+        // a plain `-` is an overflow panic in a build with overflow checks.
+        let rounded = ((u + half + ((u >> sh) & 1)).wrapping_sub(1) >> sh) as u32;
+        ((e - 1) << 23).wrapping_add(rounded)
     };
     sign | if u < 1 << 24 { small } else { big }
 }
@@ -220,4 +223,27 @@ pub fn to_int(a: u32, lo: i32, hi: i32) -> i32 {
 #[inline(always)]
 pub fn of_int(v: i32) -> u32 {
     (v as f32).to_bits()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (found by fuzz/kernels with overflow checks on): for
+    /// magnitudes below 2^24 the unused rounding arm computed `u - 1` and
+    /// `+ rounded` unchecked, an overflow panic in a build with overflow
+    /// checks (`cargo test` without --release, the fuzz build). Every small
+    /// magnitude, both roundings, must give Rust's own (exact) conversion.
+    #[test]
+    fn int_to_f32_small_magnitudes_do_not_overflow() {
+        for u in (0..1u32 << 12).chain([(1 << 24) - 1, 1 << 24, u32::MAX]) {
+            for odd in [false, true] {
+                let got = int_to_f32(false, u, odd);
+                if u <= 1 << 24 {
+                    assert_eq!(got, (u as f32).to_bits(), "{u}");
+                }
+                assert_eq!(int_to_f32(true, u, odd), got | 1 << 31);
+            }
+        }
+    }
 }
