@@ -626,22 +626,40 @@ pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
-/// bfloat16 -> float32: the top half; a NaN is made quiet.
+/// bfloat16 -> float32: the top half; a NaN is made quiet (on the 16-bit
+/// codes, 32 a vector).
 ///
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn bf16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let quiet = |h: __m512i| {
+        let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+        let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7F80));
+        _mm512_mask_mov_epi16(h, nan, _mm512_or_si512(h, _mm512_set1_epi16(0x40)))
+    };
+    // Quadwords 0 4 1 5 2 6 3 7: the in-lane unpacks below then put codes
+    // 0 .. 15 in the first vector and 16 .. 31 in the second, in order.
+    let order = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0);
     let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let h = quiet(_mm512_loadu_si512(src.add(2 * i).cast()));
+            let h = _mm512_permutexvar_epi64(order, h);
+            let z = _mm512_setzero_si512();
+            _mm512_storeu_si512(dst.add(4 * i).cast(), _mm512_unpacklo_epi16(z, h));
+            _mm512_storeu_si512(dst.add(4 * i + 64).cast(), _mm512_unpackhi_epi16(z, h));
+        }
+        i += 32;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            let h = _mm512_castsi512_si256(quiet(_mm512_castsi256_si512(h)));
             let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
-            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
-            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
-            let x = _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(0x40_0000));
             full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
         }
         i += 16;
@@ -686,7 +704,31 @@ pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn i8_to_f32(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let widen = |b: __m128i| {
+        let w = if signed {
+            _mm512_cvtepi8_epi32(b)
+        } else {
+            _mm512_cvtepu8_epi32(b)
+        };
+        _mm512_cvtepi32_ps(w)
+    };
     let mut i = 0;
+    // Four groups a step, unmasked.
+    while i + 64 <= n {
+        // SAFETY: lanes i .. i + 64 are within n.
+        unsafe {
+            let (s, d) = (src.add(i), dst.add(4 * i));
+            let y0 = widen(_mm_loadu_si128(s.cast()));
+            let y1 = widen(_mm_loadu_si128(s.add(16).cast()));
+            let y2 = widen(_mm_loadu_si128(s.add(32).cast()));
+            let y3 = widen(_mm_loadu_si128(s.add(48).cast()));
+            _mm512_storeu_ps(d.cast(), y0);
+            _mm512_storeu_ps(d.add(64).cast(), y1);
+            _mm512_storeu_ps(d.add(128).cast(), y2);
+            _mm512_storeu_ps(d.add(192).cast(), y3);
+        }
+        i += 64;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -719,35 +761,51 @@ pub unsafe fn u8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
     unsafe { i8_to_f32(src, dst, n, false) }
 }
 
-/// float32 -> int8 / uint8: truncate (VCVTTPS2DQ, which no MXCSR mode
-/// changes but DAZ, and a subnormal truncates to 0 either way), saturate
-/// (saturating packs; VCVTTPS2DQ gives INT_MIN out of range, so large
-/// positives are capped first), NaN -> 0.
+/// float32 -> int8 / uint8: clamp to the byte's range in float32 (VMINPS
+/// and VMAXPS return their second operand, the source, when it is a NaN),
+/// truncate (VCVTTPS2DQ, which no MXCSR mode changes but DAZ, and a
+/// subnormal truncates to 0 either way; a NaN gives 0x8000_0000), keep the
+/// low byte (VPMOVDB: a NaN's is 0, as SEMANTICS.md wants).
 ///
 /// # Safety
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let (lo, hi) = if signed {
+        (-128.0, 127.0)
+    } else {
+        (0.0, 255.0)
+    };
+    let byte = |x: __m512| {
+        let y = _mm512_max_ps(_mm512_set1_ps(lo), _mm512_min_ps(_mm512_set1_ps(hi), x));
+        reg128(_mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<
+            _MM_FROUND_NO_EXC,
+        >(y)))
+    };
     let mut i = 0;
+    // Four groups a step, unmasked.
+    while i + 64 <= n {
+        // SAFETY: lanes i .. i + 64 are within n.
+        unsafe {
+            let (s, d) = (src.add(4 * i), dst.add(i));
+            let b0 = byte(_mm512_loadu_ps(s.cast()));
+            let b1 = byte(_mm512_loadu_ps(s.add(64).cast()));
+            let b2 = byte(_mm512_loadu_ps(s.add(128).cast()));
+            let b3 = byte(_mm512_loadu_ps(s.add(192).cast()));
+            _mm_storeu_si128(d.cast(), b0);
+            _mm_storeu_si128(d.add(16).cast(), b1);
+            _mm_storeu_si128(d.add(32).cast(), b2);
+            _mm_storeu_si128(d.add(48).cast(), b3);
+        }
+        i += 64;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-            // Cap far above the byte range so the truncation cannot overflow
-            // upward (below, INT_MIN saturates alike); NaN lanes are zeroed
-            // by the conversion's mask.
-            let capped = _mm512_min_ps(x, _mm512_set1_ps(1e9));
-            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x);
-            let t = _mm512_maskz_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(ordered, capped);
-            // Saturating narrowing packs clamp to the byte's range.
-            let b = if signed {
-                _mm512_cvtsepi32_epi8(t)
-            } else {
-                _mm512_cvtusepi32_epi8(_mm512_max_epi32(t, _mm512_setzero_si512()))
-            };
-            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, reg128(b));
+            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, byte(x));
         }
         i += 16;
     }
