@@ -9,6 +9,7 @@
 use super::lanes;
 use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
+use std::sync::OnceLock;
 
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
@@ -276,50 +277,106 @@ pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// A float8 -> float32 through `t`, its table: every float8 value, NaN included, is a
+/// float32 whose low 16 bits are zero, so its top half (a bfloat16) comes
+/// from a 128-entry table of words indexed by the magnitude (two VPERMI2W
+/// over 64 words each, which read the index's low 6 bits, chosen by bit 6),
+/// the sign is merged from the byte, and the words are widened into the top
+/// halves of dwords.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f8_to_f32(src: *const u8, dst: *mut u8, n: usize, t: &[u16; 128]) {
+    // SAFETY: `t` holds 128 words.
+    let [t0, t1, t2, t3] = [0, 32, 64, 96].map(|k| {
+        // SAFETY: words k .. k + 32 lie within the 128 of `t`.
+        unsafe { _mm512_loadu_si512(t.as_ptr().add(k).cast()) }
+    });
+    // Words (one per byte) to bfloat16 codes: table | (byte << 8 & 0x8000).
+    let top = |w: __m512i| {
+        let upper = _mm512_test_epi16_mask(w, _mm512_set1_epi16(64));
+        let v = _mm512_mask_blend_epi16(
+            upper,
+            _mm512_permutex2var_epi16(t0, w, t1),
+            _mm512_permutex2var_epi16(t2, w, t3),
+        );
+        _mm512_ternarylogic_epi32::<0xF8>(v, _mm512_slli_epi16::<8>(w), _mm512_set1_epi16(-0x8000))
+    };
+    // Quadwords 0 4 1 5 2 6 3 7: the in-lane unpacks below then put codes
+    // 0 .. 15 in the first vector and 16 .. 31 in the second, in order.
+    let order = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0);
+    let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let b = _mm256_loadu_si256(src.add(i).cast());
+            let h = _mm512_permutexvar_epi64(order, top(_mm512_cvtepu8_epi16(b)));
+            let z = _mm512_setzero_si512();
+            _mm512_storeu_si512(dst.add(4 * i).cast(), _mm512_unpacklo_epi16(z, h));
+            _mm512_storeu_si512(dst.add(4 * i + 64).cast(), _mm512_unpackhi_epi16(z, h));
+        }
+        i += 32;
+    }
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let w = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(b));
+            let h = _mm512_castsi512_si256(top(w));
+            let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
+        }
+        i += 16;
+    }
+}
+
+/// The top halves of the float32 values of the float8_e4m3fn magnitudes.
+fn e4m3_table() -> &'static [u16; 128] {
+    static T: OnceLock<[u16; 128]> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = [0u16; 128];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = (lanes::dec(E4M3FN, k as u32) >> 16) as u16;
+        }
+        t
+    })
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f8_to_f32(src, dst, n, e4m3_table()) }
+}
+
 /// float8_e5m2 -> float32: an e5m2 byte is the top byte of a float16.
 ///
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn e5m2_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let widen = |b: __m128i| _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b)));
     let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let y0 = widen(_mm_loadu_si128(src.add(i).cast()));
+            let y1 = widen(_mm_loadu_si128(src.add(i + 16).cast()));
+            _mm512_storeu_ps(dst.add(4 * i).cast(), y0);
+            _mm512_storeu_ps(dst.add(4 * i + 64).cast(), y1);
+        }
+        i += 32;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
-            let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b));
-            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
-        }
-        i += 16;
-    }
-}
-
-/// float8_e4m3fn -> float32: the magnitude shifted into a float16's fields
-/// is the value times 2^-8 (subnormals included), widened exactly by F16C;
-/// adding 8 to the float32 exponent field scales back exactly. Zero and NaN
-/// are set apart.
-///
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
-    let mut i = 0;
-    while i < n {
-        let m = tail_mask(n - i);
-        // SAFETY: lanes i .. i + popcount(m) are within n.
-        unsafe {
-            let b = _mm512_cvtepu8_epi32(full::_mm_maskz_loadu_epi8(m, src.add(i).cast()));
-            let mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
-            let h = _mm512_cvtepi32_epi16(_mm512_slli_epi32::<7>(mag));
-            let w = _mm512_castps_si512(_mm512_cvtph_ps(h));
-            let w = _mm512_add_epi32(w, _mm512_set1_epi32(8 << 23));
-            let zero = _mm512_cmpeq_epi32_mask(mag, _mm512_setzero_si512());
-            let w = _mm512_mask_mov_epi32(w, zero, _mm512_setzero_si512());
-            let nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F));
-            let w = _mm512_mask_mov_epi32(w, nan, _mm512_set1_epi32(0x7FC0_0000));
-            let sign = _mm512_slli_epi32::<31>(_mm512_srli_epi32::<7>(b));
-            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, widen(b));
         }
         i += 16;
     }
@@ -331,10 +388,14 @@ pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
-    let mut t = [0i32; 16];
-    for (k, v) in t.iter_mut().enumerate() {
-        *v = lanes::dec(E2M1FN, k as u32) as i32;
-    }
+    static T: OnceLock<[u32; 16]> = OnceLock::new();
+    let t = T.get_or_init(|| {
+        let mut t = [0u32; 16];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = lanes::dec(E2M1FN, k as u32);
+        }
+        t
+    });
     // SAFETY: `t` holds 16 dwords.
     let table = unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
     let mut i = 0;
