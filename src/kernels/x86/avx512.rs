@@ -574,6 +574,20 @@ pub unsafe fn f64_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
     let mut i = 0;
+    // Two groups a step.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, false);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, false);
+            let y = _mm512_castsi512_ps(_mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi));
+            _mm256_storeu_si256(
+                dst.add(2 * i).cast(),
+                reg256(_mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y)),
+            );
+        }
+        i += 16;
+    }
     while i < n {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -597,6 +611,20 @@ pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
     let mut i = 0;
+    // Two groups a step, rounded in one vector.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, true);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            _mm256_storeu_si256(
+                dst.add(2 * i).cast(),
+                reg256(_mm512_cvtepi32_epi16(bf16_round16(x))),
+            );
+        }
+        i += 16;
+    }
     while i < n {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -610,6 +638,22 @@ pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
         }
         i += 8;
     }
+}
+
+/// float32 bits to bfloat16 codes in dword lanes (16 lanes), as
+/// `bf16_round`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bf16_round16(x: __m512i) -> __m512i {
+    let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+    let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+        _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
+        lsb,
+    ));
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
+    _mm512_mask_mov_epi32(r, nan, q)
 }
 
 /// float32 bits to bfloat16 codes in dword lanes (8 lanes).
@@ -1137,5 +1181,43 @@ pub unsafe fn f32_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
             }
         }
         i += 16;
+    }
+}
+
+/// float64 -> bfloat16 with AVX512-BF16: float32 rounded to odd, then
+/// VCVTNEPS2BF16 (nearest-even, NaN quiet keeping its top payload bits, as
+/// `bf16_round`), unless a lane's float32 is subnormal, which it would
+/// flush: such a step (rare) rounds on the integer bits instead.
+///
+/// # Safety
+/// As `super::run`, on a CPU with AVX512-BF16.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+pub unsafe fn f64_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, true);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            // 1 <= |x| bits <= 0x7F_FFFF: a nonzero subnormal.
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let sub = _mm512_cmplt_epu32_mask(
+                _mm512_sub_epi32(a, _mm512_set1_epi32(1)),
+                _mm512_set1_epi32(0x7F_FFFF),
+            );
+            let h = if sub == 0 {
+                // Both are 256 bits of vector register: a bit cast.
+                std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)))
+            } else {
+                _mm512_cvtepi32_epi16(bf16_round16(x))
+            };
+            _mm256_storeu_si256(dst.add(2 * i).cast(), reg256(h));
+        }
+        i += 16;
+    }
+    if i < n {
+        // SAFETY: the last n - i lanes, forwarded.
+        unsafe { f64_to_bf16(src.add(8 * i), dst.add(2 * i), n - i) }
     }
 }
