@@ -9,6 +9,7 @@
 use super::lanes;
 use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
+use std::sync::OnceLock;
 
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
@@ -276,50 +277,106 @@ pub unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// A float8 -> float32 through `t`, its table: every float8 value, NaN included, is a
+/// float32 whose low 16 bits are zero, so its top half (a bfloat16) comes
+/// from a 128-entry table of words indexed by the magnitude (two VPERMI2W
+/// over 64 words each, which read the index's low 6 bits, chosen by bit 6),
+/// the sign is merged from the byte, and the words are widened into the top
+/// halves of dwords.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f8_to_f32(src: *const u8, dst: *mut u8, n: usize, t: &[u16; 128]) {
+    // SAFETY: `t` holds 128 words.
+    let [t0, t1, t2, t3] = [0, 32, 64, 96].map(|k| {
+        // SAFETY: words k .. k + 32 lie within the 128 of `t`.
+        unsafe { _mm512_loadu_si512(t.as_ptr().add(k).cast()) }
+    });
+    // Words (one per byte) to bfloat16 codes: table | (byte << 8 & 0x8000).
+    let top = |w: __m512i| {
+        let upper = _mm512_test_epi16_mask(w, _mm512_set1_epi16(64));
+        let v = _mm512_mask_blend_epi16(
+            upper,
+            _mm512_permutex2var_epi16(t0, w, t1),
+            _mm512_permutex2var_epi16(t2, w, t3),
+        );
+        _mm512_ternarylogic_epi32::<0xF8>(v, _mm512_slli_epi16::<8>(w), _mm512_set1_epi16(-0x8000))
+    };
+    // Quadwords 0 4 1 5 2 6 3 7: the in-lane unpacks below then put codes
+    // 0 .. 15 in the first vector and 16 .. 31 in the second, in order.
+    let order = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0);
+    let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let b = _mm256_loadu_si256(src.add(i).cast());
+            let h = _mm512_permutexvar_epi64(order, top(_mm512_cvtepu8_epi16(b)));
+            let z = _mm512_setzero_si512();
+            _mm512_storeu_si512(dst.add(4 * i).cast(), _mm512_unpacklo_epi16(z, h));
+            _mm512_storeu_si512(dst.add(4 * i + 64).cast(), _mm512_unpackhi_epi16(z, h));
+        }
+        i += 32;
+    }
+    while i < n {
+        let m = tail_mask(n - i);
+        // SAFETY: lanes i .. i + popcount(m) are within n.
+        unsafe {
+            let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
+            let w = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(b));
+            let h = _mm512_castsi512_si256(top(w));
+            let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
+            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
+        }
+        i += 16;
+    }
+}
+
+/// The top halves of the float32 values of the float8_e4m3fn magnitudes.
+fn e4m3_table() -> &'static [u16; 128] {
+    static T: OnceLock<[u16; 128]> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = [0u16; 128];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = (lanes::dec(E4M3FN, k as u32) >> 16) as u16;
+        }
+        t
+    })
+}
+
+/// # Safety
+/// As `super::run`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { f8_to_f32(src, dst, n, e4m3_table()) }
+}
+
 /// float8_e5m2 -> float32: an e5m2 byte is the top byte of a float16.
 ///
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn e5m2_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let widen = |b: __m128i| _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b)));
     let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let y0 = widen(_mm_loadu_si128(src.add(i).cast()));
+            let y1 = widen(_mm_loadu_si128(src.add(i + 16).cast()));
+            _mm512_storeu_ps(dst.add(4 * i).cast(), y0);
+            _mm512_storeu_ps(dst.add(4 * i + 64).cast(), y1);
+        }
+        i += 32;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
-            let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(b));
-            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, _mm512_cvtph_ps(h));
-        }
-        i += 16;
-    }
-}
-
-/// float8_e4m3fn -> float32: the magnitude shifted into a float16's fields
-/// is the value times 2^-8 (subnormals included), widened exactly by F16C;
-/// adding 8 to the float32 exponent field scales back exactly. Zero and NaN
-/// are set apart.
-///
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
-    let mut i = 0;
-    while i < n {
-        let m = tail_mask(n - i);
-        // SAFETY: lanes i .. i + popcount(m) are within n.
-        unsafe {
-            let b = _mm512_cvtepu8_epi32(full::_mm_maskz_loadu_epi8(m, src.add(i).cast()));
-            let mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7F));
-            let h = _mm512_cvtepi32_epi16(_mm512_slli_epi32::<7>(mag));
-            let w = _mm512_castps_si512(_mm512_cvtph_ps(h));
-            let w = _mm512_add_epi32(w, _mm512_set1_epi32(8 << 23));
-            let zero = _mm512_cmpeq_epi32_mask(mag, _mm512_setzero_si512());
-            let w = _mm512_mask_mov_epi32(w, zero, _mm512_setzero_si512());
-            let nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F));
-            let w = _mm512_mask_mov_epi32(w, nan, _mm512_set1_epi32(0x7FC0_0000));
-            let sign = _mm512_slli_epi32::<31>(_mm512_srli_epi32::<7>(b));
-            full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, _mm512_or_si512(w, sign));
+            full::_mm512_mask_storeu_ps(dst.add(4 * i).cast(), m, widen(b));
         }
         i += 16;
     }
@@ -331,10 +388,14 @@ pub unsafe fn e4m3_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn e2m1_to_f32(src: *const u8, dst: *mut u8, n: usize) {
-    let mut t = [0i32; 16];
-    for (k, v) in t.iter_mut().enumerate() {
-        *v = lanes::dec(E2M1FN, k as u32) as i32;
-    }
+    static T: OnceLock<[u32; 16]> = OnceLock::new();
+    let t = T.get_or_init(|| {
+        let mut t = [0u32; 16];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = lanes::dec(E2M1FN, k as u32);
+        }
+        t
+    });
     // SAFETY: `t` holds 16 dwords.
     let table = unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
     let mut i = 0;
@@ -513,6 +574,20 @@ pub unsafe fn f64_to_e2m1(src: *const u8, dst: *mut u8, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
     let mut i = 0;
+    // Two groups a step.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, false);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, false);
+            let y = _mm512_castsi512_ps(_mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi));
+            _mm256_storeu_si256(
+                dst.add(2 * i).cast(),
+                reg256(_mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(y)),
+            );
+        }
+        i += 16;
+    }
     while i < n {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -536,6 +611,20 @@ pub unsafe fn f64_to_f16(src: *const u8, dst: *mut u8, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
     let mut i = 0;
+    // Two groups a step, rounded in one vector.
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, true);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            _mm256_storeu_si256(
+                dst.add(2 * i).cast(),
+                reg256(_mm512_cvtepi32_epi16(bf16_round16(x))),
+            );
+        }
+        i += 16;
+    }
     while i < n {
         let m = tail_mask(n - i) as u8;
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -549,6 +638,22 @@ pub unsafe fn f64_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
         }
         i += 8;
     }
+}
+
+/// float32 bits to bfloat16 codes in dword lanes (16 lanes), as
+/// `bf16_round`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bf16_round16(x: __m512i) -> __m512i {
+    let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+    let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+        _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
+        lsb,
+    ));
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
+    _mm512_mask_mov_epi32(r, nan, q)
 }
 
 /// float32 bits to bfloat16 codes in dword lanes (8 lanes).
@@ -626,22 +731,40 @@ pub unsafe fn f32_to_f64(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
-/// bfloat16 -> float32: the top half; a NaN is made quiet.
+/// bfloat16 -> float32: the top half; a NaN is made quiet (on the 16-bit
+/// codes, 32 a vector).
 ///
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn bf16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+    let quiet = |h: __m512i| {
+        let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+        let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7F80));
+        _mm512_mask_mov_epi16(h, nan, _mm512_or_si512(h, _mm512_set1_epi16(0x40)))
+    };
+    // Quadwords 0 4 1 5 2 6 3 7: the in-lane unpacks below then put codes
+    // 0 .. 15 in the first vector and 16 .. 31 in the second, in order.
+    let order = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0);
     let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: lanes i .. i + 32 are within n.
+        unsafe {
+            let h = quiet(_mm512_loadu_si512(src.add(2 * i).cast()));
+            let h = _mm512_permutexvar_epi64(order, h);
+            let z = _mm512_setzero_si512();
+            _mm512_storeu_si512(dst.add(4 * i).cast(), _mm512_unpacklo_epi16(z, h));
+            _mm512_storeu_si512(dst.add(4 * i + 64).cast(), _mm512_unpackhi_epi16(z, h));
+        }
+        i += 32;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let h = full::_mm256_maskz_loadu_epi16(m, src.add(2 * i).cast());
+            let h = _mm512_castsi512_si256(quiet(_mm512_castsi256_si512(h)));
             let x = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h));
-            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
-            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
-            let x = _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(0x40_0000));
             full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, x);
         }
         i += 16;
@@ -686,7 +809,31 @@ pub unsafe fn f32_to_bf16(src: *const u8, dst: *mut u8, n: usize) {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn i8_to_f32(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let widen = |b: __m128i| {
+        let w = if signed {
+            _mm512_cvtepi8_epi32(b)
+        } else {
+            _mm512_cvtepu8_epi32(b)
+        };
+        _mm512_cvtepi32_ps(w)
+    };
     let mut i = 0;
+    // Four groups a step, unmasked.
+    while i + 64 <= n {
+        // SAFETY: lanes i .. i + 64 are within n.
+        unsafe {
+            let (s, d) = (src.add(i), dst.add(4 * i));
+            let y0 = widen(_mm_loadu_si128(s.cast()));
+            let y1 = widen(_mm_loadu_si128(s.add(16).cast()));
+            let y2 = widen(_mm_loadu_si128(s.add(32).cast()));
+            let y3 = widen(_mm_loadu_si128(s.add(48).cast()));
+            _mm512_storeu_ps(d.cast(), y0);
+            _mm512_storeu_ps(d.add(64).cast(), y1);
+            _mm512_storeu_ps(d.add(128).cast(), y2);
+            _mm512_storeu_ps(d.add(192).cast(), y3);
+        }
+        i += 64;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
@@ -719,35 +866,51 @@ pub unsafe fn u8_to_f32(src: *const u8, dst: *mut u8, n: usize) {
     unsafe { i8_to_f32(src, dst, n, false) }
 }
 
-/// float32 -> int8 / uint8: truncate (VCVTTPS2DQ, which no MXCSR mode
-/// changes but DAZ, and a subnormal truncates to 0 either way), saturate
-/// (saturating packs; VCVTTPS2DQ gives INT_MIN out of range, so large
-/// positives are capped first), NaN -> 0.
+/// float32 -> int8 / uint8: clamp to the byte's range in float32 (VMINPS
+/// and VMAXPS return their second operand, the source, when it is a NaN),
+/// truncate (VCVTTPS2DQ, which no MXCSR mode changes but DAZ, and a
+/// subnormal truncates to 0 either way; a NaN gives 0x8000_0000), keep the
+/// low byte (VPMOVDB: a NaN's is 0, as SEMANTICS.md wants).
 ///
 /// # Safety
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn f32_to_i8(src: *const u8, dst: *mut u8, n: usize, signed: bool) {
+    let (lo, hi) = if signed {
+        (-128.0, 127.0)
+    } else {
+        (0.0, 255.0)
+    };
+    let byte = |x: __m512| {
+        let y = _mm512_max_ps(_mm512_set1_ps(lo), _mm512_min_ps(_mm512_set1_ps(hi), x));
+        reg128(_mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<
+            _MM_FROUND_NO_EXC,
+        >(y)))
+    };
     let mut i = 0;
+    // Four groups a step, unmasked.
+    while i + 64 <= n {
+        // SAFETY: lanes i .. i + 64 are within n.
+        unsafe {
+            let (s, d) = (src.add(4 * i), dst.add(i));
+            let b0 = byte(_mm512_loadu_ps(s.cast()));
+            let b1 = byte(_mm512_loadu_ps(s.add(64).cast()));
+            let b2 = byte(_mm512_loadu_ps(s.add(128).cast()));
+            let b3 = byte(_mm512_loadu_ps(s.add(192).cast()));
+            _mm_storeu_si128(d.cast(), b0);
+            _mm_storeu_si128(d.add(16).cast(), b1);
+            _mm_storeu_si128(d.add(32).cast(), b2);
+            _mm_storeu_si128(d.add(48).cast(), b3);
+        }
+        i += 64;
+    }
     while i < n {
         let m = tail_mask(n - i);
         // SAFETY: lanes i .. i + popcount(m) are within n.
         unsafe {
             let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-            // Cap far above the byte range so the truncation cannot overflow
-            // upward (below, INT_MIN saturates alike); NaN lanes are zeroed
-            // by the conversion's mask.
-            let capped = _mm512_min_ps(x, _mm512_set1_ps(1e9));
-            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x);
-            let t = _mm512_maskz_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(ordered, capped);
-            // Saturating narrowing packs clamp to the byte's range.
-            let b = if signed {
-                _mm512_cvtsepi32_epi8(t)
-            } else {
-                _mm512_cvtusepi32_epi8(_mm512_max_epi32(t, _mm512_setzero_si512()))
-            };
-            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, reg128(b));
+            full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, byte(x));
         }
         i += 16;
     }
@@ -1018,5 +1181,43 @@ pub unsafe fn f32_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
             }
         }
         i += 16;
+    }
+}
+
+/// float64 -> bfloat16 with AVX512-BF16: float32 rounded to odd, then
+/// VCVTNEPS2BF16 (nearest-even, NaN quiet keeping its top payload bits, as
+/// `bf16_round`), unless a lane's float32 is subnormal, which it would
+/// flush: such a step (rare) rounds on the integer bits instead.
+///
+/// # Safety
+/// As `super::run`, on a CPU with AVX512-BF16.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+pub unsafe fn f64_to_bf16_ne(src: *const u8, dst: *mut u8, n: usize) {
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: lanes i .. i + 16 are within n.
+        unsafe {
+            let lo = f64_group(src.add(8 * i), u8::MAX, true, true);
+            let hi = f64_group(src.add(8 * i + 64), u8::MAX, true, true);
+            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            // 1 <= |x| bits <= 0x7F_FFFF: a nonzero subnormal.
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let sub = _mm512_cmplt_epu32_mask(
+                _mm512_sub_epi32(a, _mm512_set1_epi32(1)),
+                _mm512_set1_epi32(0x7F_FFFF),
+            );
+            let h = if sub == 0 {
+                // Both are 256 bits of vector register: a bit cast.
+                std::mem::transmute::<__m256bh, __m256i>(_mm512_cvtneps_pbh(_mm512_castsi512_ps(x)))
+            } else {
+                _mm512_cvtepi32_epi16(bf16_round16(x))
+            };
+            _mm256_storeu_si256(dst.add(2 * i).cast(), reg256(h));
+        }
+        i += 16;
+    }
+    if i < n {
+        // SAFETY: the last n - i lanes, forwarded.
+        unsafe { f64_to_bf16(src.add(8 * i), dst.add(2 * i), n - i) }
     }
 }

@@ -102,6 +102,13 @@ entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32, "avx512");
 entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64, "avx512");
 entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16, "avx512");
 entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16, "avx512");
+entry!(
+    z_f64_to_bf16_ne,
+    avx512::f64_to_bf16_ne,
+    64,
+    16,
+    "avx512 + avx512bf16"
+);
 entry!(z_f64_to_e4m3, avx512::f64_to_e4m3, 64, 8, "avx512");
 entry!(z_f64_to_e5m2, avx512::f64_to_e5m2, 64, 8, "avx512");
 entry!(z_f64_to_e2m1, avx512::f64_to_e2m1, 64, 4, "avx512");
@@ -141,7 +148,11 @@ pub fn patch(t: &mut Table, isa: Isa) {
             set(NX_FLOAT64, NX_FLOAT32, z_f64_to_f32);
             set(NX_FLOAT32, NX_FLOAT64, z_f32_to_f64);
             set(NX_FLOAT64, NX_FLOAT16, z_f64_to_f16);
-            set(NX_FLOAT64, NX_BFLOAT16, z_f64_to_bf16);
+            if is_x86_feature_detected!("avx512bf16") {
+                set(NX_FLOAT64, NX_BFLOAT16, z_f64_to_bf16_ne);
+            } else {
+                set(NX_FLOAT64, NX_BFLOAT16, z_f64_to_bf16);
+            }
             set(NX_FLOAT64, NX_FLOAT8_E4M3FN, z_f64_to_e4m3);
             set(NX_FLOAT64, NX_FLOAT8_E5M2, z_f64_to_e5m2);
             set(NX_FLOAT64, NX_FLOAT4_E2M1FN, z_f64_to_e2m1);
