@@ -29,8 +29,9 @@ pub fn round_parts(fmt: Format, neg: bool, m: u64, e: i32, sticky: bool) -> u64 
     // below the subnormal quantum 2^(emin - f). Clamped so that everything
     // under half a quantum takes the same (branch-free) path to zero.
     let q = top.max(fmt.emin()) - f;
-    let shift = (q - e).clamp(0, 65) as u32; // >= 63 - f >= 11, since f <= 52
-                                             // Kept bits in the high half, the bits below them left-aligned in the low.
+    // At least 63 - f >= 11, since every f <= 52.
+    let shift = (q - e).clamp(0, 65) as u32;
+    // Kept bits in the high half, the bits below them left-aligned in the low.
     let wide = (u128::from(m) << 64) >> shift;
     let kept = (wide >> 64) as u64;
     let below = wide as u64;

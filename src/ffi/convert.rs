@@ -14,55 +14,6 @@ fn addresses(base: usize, sp: &Span) -> Result<(usize, usize), Status> {
     Ok((lo, hi))
 }
 
-/// The shared body of both exported conversions.
-///
-/// # Safety
-/// As nx_convert_strided.
-#[allow(clippy::too_many_arguments)]
-unsafe fn convert_strided(
-    src_dt: i32,
-    src: *const c_void,
-    src_offset: i64,
-    src_stride: i64,
-    dst_dt: i32,
-    dst: *mut c_void,
-    dst_offset: i64,
-    dst_stride: i64,
-    n: i64,
-) -> Result<(), Status> {
-    let (s, d) = (dtype(src_dt)?, dtype(dst_dt)?);
-    let side = |dt, offset, stride| Side { dt, offset, stride };
-    let Some((sp, dp)) = kernels::plan(
-        side(s, src_offset, src_stride),
-        side(d, dst_offset, dst_stride),
-        n,
-    )?
-    else {
-        return Ok(());
-    };
-    let src = non_null(src)?.cast::<u8>();
-    let dst = non_null_mut(dst)?.cast::<u8>();
-    // Every pair of dtypes converts: no kind check. Overlap of the spanned
-    // byte ranges is refused (a conversion reads and writes in blocks).
-    let (s_lo, s_hi) = addresses(src as usize, &sp)?;
-    let (d_lo, d_hi) = addresses(dst as usize, &dp)?;
-    if s_lo < d_hi && d_lo < s_hi {
-        return Err(NX_ERR_OVERLAP);
-    }
-    // SAFETY: the caller guarantees the spanned elements are readable at
-    // `src` and writable at `dst` (the spans are exactly their byte ranges,
-    // whose addresses do not wrap); the ranges do not overlap, so a shared
-    // and a mutable slice over them may coexist.
-    let (from, to) = unsafe {
-        (
-            std::slice::from_raw_parts(src.add(sp.lo), sp.len),
-            std::slice::from_raw_parts_mut(dst.add(dp.lo), dp.len),
-        )
-    };
-    kernels::run(kernels::isa(), &sp, &dp, from, to, n as usize);
-    Ok(())
-}
-
 /// Converts `n` elements of dtype `src_dt` at `src` into dtype `dst_dt` at
 /// `dst`, element `i` to element `i` (SEMANTICS.md: each element rounded
 /// once from its exact value; the same dtype copies bits exactly). Both
@@ -85,12 +36,9 @@ pub unsafe extern "C" fn nx_convert(
     dst: *mut c_void,
     n: i64,
 ) -> i32 {
-    guard(NX_ERR_INTERNAL, || {
-        // SAFETY: the caller's contract is nx_convert_strided's with offsets
-        // 0 and strides 1.
-        let r = unsafe { convert_strided(src_dt, src, 0, 1, dst_dt, dst, 0, 1, n) };
-        status(r.map(|()| NX_OK)) as i32
-    })
+    // SAFETY: the caller's contract is nx_convert_strided's with offsets 0
+    // and strides 1.
+    unsafe { nx_convert_strided(src_dt, src, 0, 1, dst_dt, dst, 0, 1, n) }
 }
 
 /// Converts `n` elements: source element `i` is element
@@ -127,13 +75,40 @@ pub unsafe extern "C" fn nx_convert_strided(
     n: i64,
 ) -> i32 {
     guard(NX_ERR_INTERNAL, || {
-        // SAFETY: the caller's contract is this function's.
-        let r = unsafe {
-            convert_strided(
-                src_dt, src, src_offset, src_stride, dst_dt, dst, dst_offset, dst_stride, n,
-            )
+        let run = || -> Result<(), Status> {
+            let (s, d) = (dtype(src_dt)?, dtype(dst_dt)?);
+            let side = |dt, offset, stride| Side { dt, offset, stride };
+            let Some((sp, dp)) = kernels::plan(
+                side(s, src_offset, src_stride),
+                side(d, dst_offset, dst_stride),
+                n,
+            )?
+            else {
+                return Ok(());
+            };
+            let src = non_null(src)?.cast::<u8>();
+            let dst = non_null_mut(dst)?.cast::<u8>();
+            // Every pair of dtypes converts: no kind check. Overlap of the spanned
+            // byte ranges is refused (a conversion reads and writes in blocks).
+            let (s_lo, s_hi) = addresses(src as usize, &sp)?;
+            let (d_lo, d_hi) = addresses(dst as usize, &dp)?;
+            if s_lo < d_hi && d_lo < s_hi {
+                return Err(NX_ERR_OVERLAP);
+            }
+            // SAFETY: the caller guarantees the spanned elements are readable at
+            // `src` and writable at `dst` (the spans are exactly their byte ranges,
+            // whose addresses do not wrap); the ranges do not overlap, so a shared
+            // and a mutable slice over them may coexist.
+            let (from, to) = unsafe {
+                (
+                    std::slice::from_raw_parts(src.add(sp.lo), sp.len),
+                    std::slice::from_raw_parts_mut(dst.add(dp.lo), dp.len),
+                )
+            };
+            kernels::run(kernels::isa(), &sp, &dp, from, to, n as usize);
+            Ok(())
         };
-        status(r.map(|()| NX_OK)) as i32
+        status(run().map(|()| NX_OK)) as i32
     })
 }
 

@@ -85,7 +85,6 @@ pub(crate) fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
 }
 
 /// Collapse a `Result` whose error is a status into a C return value.
-#[allow(dead_code)]
 pub(crate) fn status<T: Into<i64>>(r: Result<T, Status>) -> i64 {
     match r {
         Ok(v) => v.into(),
