@@ -937,215 +937,108 @@ pub unsafe fn f32_to_u8(src: *const u8, dst: *mut u8, n: usize) {
 mod full {
     use std::arch::x86_64::*;
 
-    /// # Safety
-    /// As `_mm256_mask_storeu_epi16`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm256_mask_storeu_epi16(p: *mut i16, m: u16, v: __m256i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm256_storeu_si256(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm256_mask_storeu_epi16(p, m, v)
+    /// A masked store that is the plain store when every lane is on.
+    macro_rules! store {
+        ($name:ident, $elem:ty, $mask:ty, $vec:ty, $plain:ident) => {
+            /// # Safety
+            #[doc = concat!("As `", stringify!($name), "`.")]
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+            pub unsafe fn $name(p: *mut $elem, m: $mask, v: $vec) {
+                // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+                unsafe {
+                    if m == <$mask>::MAX {
+                        $plain(p.cast(), v)
+                    } else {
+                        std::arch::x86_64::$name(p, m, v)
+                    }
+                }
             }
-        }
+        };
     }
 
-    /// # Safety
-    /// As `_mm256_mask_storeu_epi32`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm256_mask_storeu_epi32(p: *mut i32, m: u8, v: __m256i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u8::MAX {
-                _mm256_storeu_si256(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm256_mask_storeu_epi32(p, m, v)
+    /// A masked (zeroing) load that is the plain load when every lane is on.
+    macro_rules! load {
+        ($name:ident, $mask:ty, $elem:ty, $vec:ty, $plain:ident) => {
+            /// # Safety
+            #[doc = concat!("As `", stringify!($name), "`.")]
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+            pub unsafe fn $name(m: $mask, p: *const $elem) -> $vec {
+                // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+                unsafe {
+                    if m == <$mask>::MAX {
+                        $plain(p.cast())
+                    } else {
+                        std::arch::x86_64::$name(m, p)
+                    }
+                }
             }
-        }
+        };
     }
 
-    /// # Safety
-    /// As `_mm256_mask_storeu_epi8`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm256_mask_storeu_epi8(p: *mut i8, m: u32, v: __m256i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u32::MAX {
-                _mm256_storeu_si256(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm256_mask_storeu_epi8(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_mask_storeu_epi32`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_mask_storeu_epi32(p: *mut i32, m: u16, v: __m512i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm512_storeu_si512(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm512_mask_storeu_epi32(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_mask_storeu_epi64`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_mask_storeu_epi64(p: *mut i64, m: u8, v: __m512i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u8::MAX {
-                _mm512_storeu_si512(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm512_mask_storeu_epi64(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_mask_storeu_ps`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_mask_storeu_ps(p: *mut f32, m: u16, v: __m512) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm512_storeu_ps(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm512_mask_storeu_ps(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm_mask_storeu_epi16`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm_mask_storeu_epi16(p: *mut i16, m: u8, v: __m128i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u8::MAX {
-                _mm_storeu_si128(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm_mask_storeu_epi16(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm_mask_storeu_epi8`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm_mask_storeu_epi8(p: *mut i8, m: u16, v: __m128i) {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm_storeu_si128(p.cast(), v)
-            } else {
-                std::arch::x86_64::_mm_mask_storeu_epi8(p, m, v)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm256_maskz_loadu_epi16`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm256_maskz_loadu_epi16(m: u16, p: *const i16) -> __m256i {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm256_loadu_si256(p.cast())
-            } else {
-                std::arch::x86_64::_mm256_maskz_loadu_epi16(m, p)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm256_maskz_loadu_epi32`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm256_maskz_loadu_epi32(m: u8, p: *const i32) -> __m256i {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u8::MAX {
-                _mm256_loadu_si256(p.cast())
-            } else {
-                std::arch::x86_64::_mm256_maskz_loadu_epi32(m, p)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_maskz_loadu_epi32`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_maskz_loadu_epi32(m: u16, p: *const i32) -> __m512i {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm512_loadu_si512(p.cast())
-            } else {
-                std::arch::x86_64::_mm512_maskz_loadu_epi32(m, p)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_maskz_loadu_pd`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_maskz_loadu_pd(m: u8, p: *const f64) -> __m512d {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u8::MAX {
-                _mm512_loadu_pd(p.cast())
-            } else {
-                std::arch::x86_64::_mm512_maskz_loadu_pd(m, p)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm512_maskz_loadu_ps`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm512_maskz_loadu_ps(m: u16, p: *const f32) -> __m512 {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm512_loadu_ps(p.cast())
-            } else {
-                std::arch::x86_64::_mm512_maskz_loadu_ps(m, p)
-            }
-        }
-    }
-
-    /// # Safety
-    /// As `_mm_maskz_loadu_epi8`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub unsafe fn _mm_maskz_loadu_epi8(m: u16, p: *const i8) -> __m128i {
-        // SAFETY: forwarded; all lanes on means the whole vector's bytes.
-        unsafe {
-            if m == u16::MAX {
-                _mm_loadu_si128(p.cast())
-            } else {
-                std::arch::x86_64::_mm_maskz_loadu_epi8(m, p)
-            }
-        }
-    }
+    store!(
+        _mm256_mask_storeu_epi16,
+        i16,
+        u16,
+        __m256i,
+        _mm256_storeu_si256
+    );
+    store!(
+        _mm256_mask_storeu_epi32,
+        i32,
+        u8,
+        __m256i,
+        _mm256_storeu_si256
+    );
+    store!(
+        _mm256_mask_storeu_epi8,
+        i8,
+        u32,
+        __m256i,
+        _mm256_storeu_si256
+    );
+    store!(
+        _mm512_mask_storeu_epi32,
+        i32,
+        u16,
+        __m512i,
+        _mm512_storeu_si512
+    );
+    store!(
+        _mm512_mask_storeu_epi64,
+        i64,
+        u8,
+        __m512i,
+        _mm512_storeu_si512
+    );
+    store!(_mm512_mask_storeu_ps, f32, u16, __m512, _mm512_storeu_ps);
+    store!(_mm_mask_storeu_epi16, i16, u8, __m128i, _mm_storeu_si128);
+    store!(_mm_mask_storeu_epi8, i8, u16, __m128i, _mm_storeu_si128);
+    load!(
+        _mm256_maskz_loadu_epi16,
+        u16,
+        i16,
+        __m256i,
+        _mm256_loadu_si256
+    );
+    load!(
+        _mm256_maskz_loadu_epi32,
+        u8,
+        i32,
+        __m256i,
+        _mm256_loadu_si256
+    );
+    load!(
+        _mm512_maskz_loadu_epi32,
+        u16,
+        i32,
+        __m512i,
+        _mm512_loadu_si512
+    );
+    load!(_mm512_maskz_loadu_pd, u8, f64, __m512d, _mm512_loadu_pd);
+    load!(_mm512_maskz_loadu_ps, u16, f32, __m512, _mm512_loadu_ps);
+    load!(_mm_maskz_loadu_epi8, u16, i8, __m128i, _mm_loadu_si128);
 }
 
 /// float32 -> bfloat16 with AVX512-BF16's VCVTNEPS2BF16: nearest-even
