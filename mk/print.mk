@@ -15,6 +15,7 @@ test-print: lib $(BUILD)/c_tests/test_print
 # runs 10^6 there; the Rust suite runs 10^7 against std and the exact
 # reference in make test already).
 test-print-long: lib
+	$(CARGO) test --release --quiet --test print fast_path_every_float32 -- --ignored
 	NX_PRINT_LONG=1 NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) -m pytest -q tests/python/test_print.py
 
 # ns per value for every float format, beside ryu, dragonbox and zmij

@@ -50,9 +50,7 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
     if fmt.is_nan(bits) {
         return w.bytes(b"nan");
     }
-    if bits & fmt.sign_mask() != 0 {
-        w.byte(b'-');
-    }
+    w.minus_if(bits & fmt.sign_mask() != 0);
     if fmt.is_infinite(bits) {
         return w.bytes(b"inf");
     }
@@ -60,7 +58,13 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
     if mag == 0 {
         return w.byte(b'0');
     }
-    w.decimal(decimal_of_bits(fmt, mag));
+    let d = decimal_of_bits(fmt, mag);
+    // Only float64's decimals reach 17 digits; the others' stop at 9.
+    if fmt.fraction_bits > F32.fraction_bits {
+        w.decimal::<true>(d)
+    } else {
+        w.decimal::<false>(d)
+    }
 }
 
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
