@@ -41,7 +41,7 @@ impl Decimal {
 }
 
 /// 10^k for k in 0..20.
-pub const POWERS: [u64; 20] = [
+pub(super) const POWERS: [u64; 20] = [
     1,
     10,
     100,
@@ -67,7 +67,7 @@ pub const POWERS: [u64; 20] = [
 /// The number of decimal digits of n (1 for 0), without branches: from the
 /// bit length (1233 / 4096 ~ log10 2), then one comparison.
 #[inline(always)]
-pub fn count_digits(n: u64) -> u32 {
+pub(super) fn count_digits(n: u64) -> u32 {
     let bits = 64 - (n | 1).leading_zeros();
     let t = (bits * 1233) >> 12;
     (t + u32::from(n >= POWERS.get(t as usize).copied().unwrap_or(u64::MAX))).max(1)
