@@ -236,25 +236,41 @@ fn scaled<const WIDE: bool>(v: u64, n: usize) -> (u8, u128) {
     }
 }
 
-/// "e±XX" or "e±XXX" for the exponent x (|x| <= 999) in the first bytes of
-/// a word, and that length.
+/// "e±XX" or "e±XXX" for the exponent x in the low bytes of a word, and
+/// that length in its top byte.
+const fn exponent_word(x: i32) -> u64 {
+    let e = x.unsigned_abs() as u64;
+    let sign = if x < 0 { b'-' } else { b'+' } as u64;
+    let (h, t, u) = (e / 100 % 10, e / 10 % 10, e % 10);
+    let head = b'e' as u64 | sign << 8;
+    if h == 0 {
+        head | (b'0' as u64 + t) << 16 | (b'0' as u64 + u) << 24 | 4 << 56
+    } else {
+        head | (b'0' as u64 + h) << 16 | (b'0' as u64 + t) << 24 | (b'0' as u64 + u) << 32 | 5 << 56
+    }
+}
+
+/// Every exponent a text can have (float64's reach -324 and 308), as
+/// `exponent_word`s: one load per text instead of a dozen operations.
+const EXP_LIMIT: i32 = 330;
+static EXPONENTS: [u64; 2 * EXP_LIMIT as usize + 1] = {
+    let mut t = [0; 2 * EXP_LIMIT as usize + 1];
+    let mut x = -EXP_LIMIT;
+    while x <= EXP_LIMIT {
+        t[(x + EXP_LIMIT) as usize] = exponent_word(x);
+        x += 1;
+    }
+    t
+};
+
+/// The exponent's text in the first bytes of a word, and its length.
 #[inline(always)]
 fn exponent(x: i32) -> ([u8; 8], usize) {
-    let e = x.unsigned_abs().min(999);
-    let hundreds = (e * 41) >> 12; // e / 100 for e <= 999
-    let three = u64::from(hundreds != 0);
-    let r = 2 * (e - 100 * hundreds) as usize;
-    let two = u64::from(u16::from_le_bytes([
-        PAIRS.get(r).copied().unwrap_or(b'0'),
-        PAIRS.get(r + 1).copied().unwrap_or(b'0'),
-    ]));
-    // '+' + 2 is '-'.
-    let sign = u64::from(b'+') + 2 * u64::from(x < 0);
-    let w = u64::from(b'e')
-        | sign << 8
-        | ((u64::from(b'0') + u64::from(hundreds)) * three) << 16
-        | two << (16 + 8 * three);
-    (w.to_le_bytes(), 4 + three as usize)
+    let w = match EXPONENTS.get((x + EXP_LIMIT) as usize) {
+        Some(&w) => w,
+        None => exponent_word(x.clamp(-999, 999)),
+    };
+    ((w & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes(), (w >> 56) as usize)
 }
 
 #[cfg(test)]

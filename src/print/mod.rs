@@ -67,18 +67,22 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
     }
 }
 
+/// The two dtypes printed on every call rather than remembered, found by
+/// code (a byte compare) before anything else is looked up.
+const FLOAT64: Option<Dtype> = Dtype::from_code(0);
+const FLOAT32: Option<Dtype> = Dtype::from_code(1);
+
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
     // The two widest floats first, straight to their engine with their
     // format's constants folded in.
-    let class = dt.class();
-    if class == Class::Float(F64) {
+    if Some(dt) == FLOAT64 {
         let mut w = Writer::new(out);
         float(&mut w, F64, raw as u64);
         return w.finish();
     }
-    if class == Class::Float(F32) {
+    if Some(dt) == FLOAT32 {
         let mut w = Writer::new(out);
         float(&mut w, F32, raw as u32 as u64);
         return w.finish();
@@ -149,4 +153,15 @@ pub fn format_f64(dt: Dtype, x: f64, out: &mut [u8; FORMAT_MAX]) -> Result<usize
         Some(table) => memo::text(table, elem, out, print),
         None => print(out),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widest_floats_by_code() {
+        assert_eq!(FLOAT64.map(Dtype::class), Some(Class::Float(F64)));
+        assert_eq!(FLOAT32.map(Dtype::class), Some(Class::Float(F32)));
+    }
 }
