@@ -270,7 +270,10 @@ fn exponent(x: i32) -> ([u8; 8], usize) {
         Some(&w) => w,
         None => exponent_word(x.clamp(-999, 999)),
     };
-    ((w & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes(), (w >> 56) as usize)
+    (
+        (w & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes(),
+        (w >> 56) as usize,
+    )
 }
 
 #[cfg(test)]
