@@ -253,6 +253,8 @@ const fn exponent_word(x: i32) -> u64 {
 /// Every exponent a text can have (float64's reach -324 and 308), as
 /// `exponent_word`s: one load per text instead of a dozen operations.
 const EXP_LIMIT: i32 = 330;
+// Indexing in a constant initialiser: out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
 static EXPONENTS: [u64; 2 * EXP_LIMIT as usize + 1] = {
     let mut t = [0; 2 * EXP_LIMIT as usize + 1];
     let mut x = -EXP_LIMIT;
