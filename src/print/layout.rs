@@ -153,15 +153,6 @@ impl<'a> Writer<'a> {
         self.uint(u64::try_from(n.unsigned_abs()).unwrap_or(u64::MAX));
     }
 
-    /// Store the word `w` at `at` (its bytes in order); bytes past the
-    /// text's final length are scratch that `len` excludes.
-    #[inline(always)]
-    fn word<const N: usize>(&mut self, at: usize, w: [u8; N]) {
-        if let Some(dst) = self.buf.get_mut(at..at + N) {
-            dst.copy_from_slice(&w);
-        }
-    }
-
     /// A positive decimal by SEMANTICS.md's rule: positionally iff its first
     /// digit's exponent X is in -4..16, else as d.ddde±XX. `WIDE` is whether
     /// the format's decimals can have more than 9 digits (float64's have up
@@ -179,37 +170,61 @@ impl<'a> Writer<'a> {
         let x = d.exp + n as i32 - 1;
         let (first, rest) = scaled::<WIDE>(d.digits, n);
         let at = self.len;
-        if !(-4..16).contains(&x) {
+        // Every offset below is under WINDOW (longest: 17 digits and a "."
+        // in the middle shape), and no text here starts past 26.
+        let Some(win) = self.buf.get_mut(at..).and_then(|b| b.first_chunk_mut()) else {
+            return;
+        };
+        let end = if !(-4..16).contains(&x) {
             // d, ".", the other n - 1 digits ("." dropped when none), e±XX.
-            self.put(at, first);
-            self.put(at + 1, b'.');
-            self.word(at + 2, rest.to_le_bytes());
-            let p = at + n + usize::from(n > 1);
+            put(win, 0, first);
+            put(win, 1, b'.');
+            word(win, 2, rest.to_le_bytes());
+            let p = n + usize::from(n > 1);
             let (e, len) = exponent(x);
-            self.word(p, e);
-            self.len = p + len;
+            word(win, p, e);
+            p + len
         } else if x < 0 {
             // "0.", -x - 1 zeros (at most 3), the digits.
-            let at_digits = at + (1 - x) as usize;
-            self.word(at, *b"0.000000");
-            self.put(at_digits, first);
-            self.word(at_digits + 1, rest.to_le_bytes());
-            self.len = at_digits + n;
+            let at_digits = (1 - x) as usize;
+            word(win, 0, *b"0.000000");
+            put(win, at_digits, first);
+            word(win, at_digits + 1, rest.to_le_bytes());
+            at_digits + n
         } else if x as usize >= n - 1 {
             // An integer of x + 1 <= 16 digits, zeros appended included.
-            self.put(at, first);
-            self.word(at + 1, rest.to_le_bytes());
-            self.len = at + x as usize + 1;
+            put(win, 0, first);
+            word(win, 1, rest.to_le_bytes());
+            x as usize + 1
         } else {
             // x + 1 integer digits, ".", the rest: all the digits, then the
             // ones after the point again, one place right.
             let int = x as usize + 1;
-            self.put(at, first);
-            self.word(at + 1, rest.to_le_bytes());
-            self.put(at + int, b'.');
-            self.word(at + int + 1, (rest >> (8 * (int - 1))).to_le_bytes());
-            self.len = at + n + 1;
-        }
+            put(win, 0, first);
+            word(win, 1, rest.to_le_bytes());
+            put(win, int, b'.');
+            word(win, int + 1, (rest >> (8 * (int - 1))).to_le_bytes());
+            n + 1
+        };
+        self.len = at + end;
+    }
+}
+
+/// The bytes a decimal's text may touch, from its start.
+const WINDOW: usize = 34;
+
+#[inline(always)]
+fn put(win: &mut [u8; WINDOW], at: usize, b: u8) {
+    if let Some(slot) = win.get_mut(at) {
+        *slot = b;
+    }
+}
+
+/// Bytes past the text's final end are scratch that its length excludes.
+#[inline(always)]
+fn word<const N: usize>(win: &mut [u8; WINDOW], at: usize, w: [u8; N]) {
+    if let Some(dst) = win.get_mut(at..at + N) {
+        dst.copy_from_slice(&w);
     }
 }
 
