@@ -23,54 +23,114 @@
 use super::pow10::{POW10, POW10_MIN};
 
 /// A positive decimal `digits * 10^exp`; `digits` has no trailing zero
-/// and `len` digits (known before `digits` on the fast path, which lets
-/// the layout start early).
+/// and `len` digits, and `scaled` is `digits * 10^(17 - len)` (the digits
+/// left-aligned in 17 places, as the layout writes them). On the fast path
+/// both come from the engine's intermediate values rather than from
+/// `digits`, which lets the layout start earlier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decimal {
     pub digits: u64,
     pub exp: i32,
     pub len: u32,
+    pub scaled: u64,
 }
 
 impl Decimal {
     #[inline(always)]
     fn new(digits: u64, exp: i32) -> Self {
-        let len = count_digits(digits);
-        Decimal { digits, exp, len }
+        let (len, scale) = digit_count(digits);
+        let scaled = digits.wrapping_mul(scale);
+        Decimal {
+            digits,
+            exp,
+            len,
+            scaled,
+        }
     }
 }
 
 /// 10^k for k in 0..20.
-pub(super) const POWERS: [u64; 20] = [
-    1,
-    10,
-    100,
-    1000,
-    10000,
-    100000,
-    1000000,
-    10000000,
-    100000000,
-    1000000000,
-    10000000000,
-    100000000000,
-    1000000000000,
-    10000000000000,
-    100000000000000,
-    1000000000000000,
-    10000000000000000,
-    100000000000000000,
-    1000000000000000000,
-    10000000000000000000,
-];
+// Indexing in a constant initialiser: out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
+pub(super) const POWERS: [u64; 20] = {
+    let mut p = [1; 20];
+    let mut k = 1;
+    while k < 20 {
+        p[k] = p[k - 1] * 10;
+        k += 1;
+    }
+    p
+};
 
-/// The number of decimal digits of n (1 for 0), without branches: from the
-/// bit length (1233 / 4096 ~ log10 2), then one comparison.
+/// Per bit length: the least power of ten that length may reach, the digit
+/// count below it, and 10^(17 - count) below it and from it (1 past 17).
+#[derive(Clone, Copy)]
+struct ByLength {
+    power: u64,
+    below: u32,
+    scale_below: u64,
+    scale_from: u64,
+}
+
+#[allow(clippy::indexing_slicing)] // only in constants, or at len <= 17
+const fn scale_of(len: u32) -> u64 {
+    if len <= 17 {
+        POWERS[17 - len as usize]
+    } else {
+        1
+    }
+}
+
+// Indexing in a constant initialiser: out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
+static BY_LENGTH: [ByLength; 65] = {
+    let mut t = [ByLength {
+        power: 0,
+        below: 0,
+        scale_below: 0,
+        scale_from: 0,
+    }; 65];
+    let mut bits = 1;
+    while bits <= 64 {
+        // 10^j <= 2^(bits-1) for j = floor((bits - 1) * log10 2): the
+        // numbers of this length have j + 1 digits, or j + 2 from 10^(j+1).
+        let j = ((bits - 1) * 1233) >> 12;
+        let below = if j + 1 > 1 { j + 1 } else { 1 };
+        t[bits as usize] = ByLength {
+            power: if j + 1 < 20 {
+                POWERS[j as usize + 1]
+            } else {
+                u64::MAX
+            },
+            below,
+            scale_below: scale_of(below),
+            scale_from: scale_of(below + 1),
+        };
+        bits += 1;
+    }
+    t
+};
+
+/// The number of decimal digits of n (1 for 0) and 10^(17 - that): one
+/// table entry by bit length, one comparison, no multiplication on the way.
+#[inline(always)]
+fn digit_count(n: u64) -> (u32, u64) {
+    let bits = 64 - (n | 1).leading_zeros();
+    let Some(e) = BY_LENGTH.get(bits as usize) else {
+        return (1, scale_of(1));
+    };
+    // Arithmetic, not a jump: 16 or 17 digits is a coin toss for float64.
+    let from = n >= e.power;
+    (
+        e.below + u32::from(from),
+        select(from, e.scale_from, e.scale_below),
+    )
+}
+
+/// The number of decimal digits of n (1 for 0).
 #[inline(always)]
 pub(super) fn count_digits(n: u64) -> u32 {
-    let bits = 64 - (n | 1).leading_zeros();
-    let t = (bits * 1233) >> 12;
-    (t + u32::from(n >= POWERS.get(t as usize).copied().unwrap_or(u64::MAX))).max(1)
+    digit_count(n).0
 }
 
 /// floor(e * log10(2)), exact for |e| <= 1500 (checked in tests/print.rs).
@@ -165,7 +225,7 @@ pub fn fast(c: u64, q: i32) -> Option<Decimal> {
         return None;
     }
     let s = (p >> 64) as u64;
-    let len = count_digits(s);
+    let (len, scale) = digit_count(s);
     // The multiple of ten below the upper bound is 10 * tens; it is inside
     // iff above the lower bound's integer part. Below 10 there is no fewer
     // digit: 0.1 and 0.09 both have one, and the nearer wins.
@@ -181,7 +241,13 @@ pub fn fast(c: u64, q: i32) -> Option<Decimal> {
     // s + 1 has s's length and the shorter answer one less, unless they
     // are powers of ten, which end in 0.
     let len = len - u32::from(shorter);
-    Some(Decimal { digits, exp, len })
+    let scaled = select(shorter, tens * (10 * scale), nearest * scale);
+    Some(Decimal {
+        digits,
+        exp,
+        len,
+        scaled,
+    })
 }
 
 /// Schubfach's exact decision (see the module comment): three products
@@ -265,4 +331,25 @@ fn trim(mut digits: u64, mut exp: i32) -> Decimal {
         }
     }
     Decimal::new(digits, exp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digit_counts_and_scales() {
+        let mut cases = vec![0, 1, u64::MAX];
+        for k in 0..64 {
+            cases.extend([1u64 << k, (1u64 << k) - 1, (1u64 << k) + 1]);
+        }
+        for p in POWERS {
+            cases.extend([p - 1, p, p + 1]);
+        }
+        for n in cases {
+            let len = n.to_string().len() as u32;
+            let scale = if len <= 17 { 10u64.pow(17 - len) } else { 1 };
+            assert_eq!(digit_count(n), (len, scale), "{n}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! Digits go straight to their final place, eight per word store, with no
 //! scratch copy.
 
-use super::digits::{count_digits, Decimal, POWERS};
+use super::digits::{count_digits, Decimal};
 use super::FORMAT_MAX;
 
 /// The text being written into the caller's buffer. Every method inlines
@@ -168,7 +168,7 @@ impl<'a> Writer<'a> {
         let most = if WIDE { 17 } else { 9 };
         let n = (d.len as usize).clamp(1, most);
         let x = d.exp + n as i32 - 1;
-        let (first, rest) = scaled::<WIDE>(d.digits, n);
+        let (first, rest) = split::<WIDE>(d.scaled);
         let at = self.len;
         // Every offset below is under WINDOW (longest: 17 digits and a "."
         // in the middle shape), and no text here starts past 26.
@@ -231,20 +231,19 @@ fn word<const N: usize>(win: &mut [u8; WINDOW], at: usize, w: [u8; N]) {
 /// Sixteen ASCII zeros.
 const ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
 
-/// `v` of `n` digits (n <= 17, or <= 9 unless WIDE) scaled to exactly 17
-/// (or 9) by appending zeros: its first digit in ASCII, and the other 16
-/// (or 8, then '0's) in ASCII from the low byte.
+/// Digits left-aligned in 17 places (`Decimal::scaled`; at most 9 of them
+/// significant unless WIDE): the first in ASCII, and the next 16 (or 8,
+/// then '0's) in ASCII from the low byte.
 #[inline(always)]
-fn scaled<const WIDE: bool>(v: u64, n: usize) -> (u8, u128) {
+fn split<const WIDE: bool>(v: u64) -> (u8, u128) {
     if WIDE {
-        let v = v * POWERS.get(17 - n).copied().unwrap_or(1);
         // The low eight first: they need one division, the others two.
         let (top, lo) = (v / 100_000_000, v % 100_000_000);
         let (first, hi) = (top / 100_000_000, top % 100_000_000);
         let (hi, lo) = (eight_digits(hi as u32), eight_digits(lo as u32));
         (b'0' + first as u8, u128::from(hi) | u128::from(lo) << 64)
     } else {
-        let v = v * POWERS.get(9 - n).copied().unwrap_or(1);
+        let v = v / 100_000_000;
         let (first, rest) = (v / 100_000_000, v % 100_000_000);
         let lo = eight_digits(rest as u32);
         (b'0' + first as u8, u128::from(lo) | ZEROS << 64)
