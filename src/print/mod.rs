@@ -47,17 +47,17 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
 #[inline(always)]
 fn float(w: &mut Writer, fmt: Format, bits: u64) {
-    if fmt.is_nan(bits) {
-        return w.bytes(b"nan");
+    let mag = bits & fmt.magnitude_mask();
+    // Zero, infinities and NaNs in one test: the magnitudes outside
+    // 1..=max_finite.
+    if mag.wrapping_sub(1) >= fmt.max_finite_bits() {
+        if fmt.is_nan(bits) {
+            return w.bytes(b"nan");
+        }
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        return w.bytes(if mag == 0 { b"0" } else { b"inf" });
     }
     w.minus_if(bits & fmt.sign_mask() != 0);
-    if fmt.is_infinite(bits) {
-        return w.bytes(b"inf");
-    }
-    let mag = bits & fmt.magnitude_mask();
-    if mag == 0 {
-        return w.byte(b'0');
-    }
     let d = decimal_of_bits(fmt, mag);
     // Only float64's decimals reach 17 digits; the others' stop at 9.
     if fmt.fraction_bits > F32.fraction_bits {
