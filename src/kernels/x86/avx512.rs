@@ -146,6 +146,100 @@ fn each(
     }
 }
 
+/// float32 -> byte codes, 16 a step: `f` maps 16 float32 (as bits) to 16
+/// bytes.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_bytes<const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    f: impl Fn(__m512i) -> __m128i,
+) {
+    let codes = |m: u16, p: *const u8| {
+        // SAFETY: the caller's lanes in `m` are readable.
+        reg128(f(unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }))
+    };
+    each(
+        n,
+        16,
+        16,
+        // SAFETY: lanes i .. i + 16 are within n; 16-byte stores at
+        // multiples of 16 from the destination.
+        |i| unsafe { put128::<NT>(dst.add(i), codes(u16::MAX, src.add(4 * i))) },
+        |i, left| {
+            let m = tail_mask(left);
+            // SAFETY: lanes i .. i + left are within n.
+            unsafe { full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, codes(m, src.add(4 * i))) }
+        },
+    );
+}
+
+/// float32 -> 16-bit codes, 16 a step: `f` maps 16 float32 (as bits) to 16
+/// words.
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f32_to_words<const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    f: impl Fn(__m512i) -> __m256i,
+) {
+    let codes = |m: u16, p: *const u8| {
+        // SAFETY: the caller's lanes in `m` are readable.
+        reg256(f(unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }))
+    };
+    each(
+        n,
+        16,
+        16,
+        // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
+        |i| unsafe { put256::<NT>(dst.add(2 * i), codes(u16::MAX, src.add(4 * i))) },
+        |i, left| {
+            let m = tail_mask(left);
+            // SAFETY: lanes i .. i + left are within n.
+            unsafe {
+                full::_mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, codes(m, src.add(4 * i)))
+            }
+        },
+    );
+}
+
+/// Bytes -> float32, 16 a step: `f` maps 16 bytes to 16 float32 (as bits).
+///
+/// # Safety
+/// As `super::run`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn bytes_to_f32<const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    f: impl Fn(__m128i) -> __m512i,
+) {
+    each(
+        n,
+        16,
+        16,
+        // SAFETY: lanes i .. i + 16 are within n; 64-byte stores.
+        |i| unsafe { put512::<NT>(dst.add(4 * i), f(_mm_loadu_si128(src.add(i).cast()))) },
+        |i, left| {
+            let m = tail_mask(left);
+            // SAFETY: lanes i .. i + left are within n.
+            unsafe {
+                let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
+                full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, f(b));
+            }
+        },
+    );
+}
+
 /// A float format of at most 8 bits, as a type (the kernels are compiled
 /// once per format, its constants folded in).
 trait Fmt {
@@ -188,24 +282,8 @@ fn nibbles32(c0: __m512i, c1: __m512i) -> __m128i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn f32_to_8<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let codes = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        let x = unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) };
-        reg128(_mm512_cvtepi32_epi8(narrow(x, F::F)))
-    };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 16-byte stores at
-        // multiples of 16 from the destination.
-        |i| unsafe { put128::<NT>(dst.add(i), codes(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe { full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, codes(m, src.add(4 * i))) }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { f32_to_bytes::<NT>(src, dst, n, |x| _mm512_cvtepi32_epi8(narrow(x, F::F))) }
 }
 
 /// # Safety
@@ -338,25 +416,9 @@ pub unsafe fn f16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f32_to_f16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        let x = unsafe { full::_mm512_maskz_loadu_ps(m, p.cast()) };
-        reg256(_mm512_cvtps_ph::<RN>(x))
-    };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
-        |i| unsafe { put256::<NT>(dst.add(2 * i), half(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                full::_mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, half(m, src.add(4 * i)))
-            }
-        },
-    );
+    let half = |x| _mm512_cvtps_ph::<RN>(_mm512_castsi512_ps(x));
+    // SAFETY: forwarded.
+    unsafe { f32_to_words::<NT>(src, dst, n, half) }
 }
 
 /// 32 words (the top halves of float32) widened in order into the top
@@ -473,28 +535,8 @@ pub unsafe fn e5m2_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
             _mm256_cvtepu8_epi16(b),
         )))
     };
-    each(
-        n,
-        32,
-        16,
-        |i| {
-            // SAFETY: lanes i .. i + 32 are within n; 64-byte stores.
-            unsafe {
-                let y0 = widen(_mm_loadu_si128(src.add(i).cast()));
-                let y1 = widen(_mm_loadu_si128(src.add(i + 16).cast()));
-                put512::<NT>(dst.add(4 * i), y0);
-                put512::<NT>(dst.add(4 * i + 64), y1);
-            }
-        },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
-                full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, widen(b));
-            }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { bytes_to_f32::<NT>(src, dst, n, widen) }
 }
 
 /// float4_e2m1fn -> float32: a 16-entry table indexed by the nibble.
@@ -959,25 +1001,9 @@ pub unsafe fn bf16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f32_to_bf16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        let x = unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) };
-        reg256(_mm512_cvtepi32_epi16(bf16_round16(x)))
-    };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
-        |i| unsafe { put256::<NT>(dst.add(2 * i), half(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                full::_mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, half(m, src.add(4 * i)))
-            }
-        },
-    );
+    let half = |x| _mm512_cvtepi32_epi16(bf16_round16(x));
+    // SAFETY: forwarded.
+    unsafe { f32_to_words::<NT>(src, dst, n, half) }
 }
 
 /// int8 / uint8 -> float32 (exact).
@@ -995,28 +1021,8 @@ unsafe fn i8_to_f32<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
         };
         _mm512_castps_si512(_mm512_cvtepi32_ps(w))
     };
-    each(
-        n,
-        64,
-        16,
-        |i| {
-            // SAFETY: lanes i .. i + 64 are within n; 64-byte stores.
-            unsafe {
-                for k in 0..4 {
-                    let y = widen(_mm_loadu_si128(src.add(i + 16 * k).cast()));
-                    put512::<NT>(dst.add(4 * i + 64 * k), y);
-                }
-            }
-        },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
-                full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, widen(b));
-            }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { bytes_to_f32::<NT>(src, dst, n, widen) }
 }
 
 /// # Safety
@@ -1051,35 +1057,13 @@ unsafe fn f32_to_i8<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
     } else {
         (0.0, 255.0)
     };
-    let byte = |x: __m512| {
+    let byte = |x: __m512i| {
+        let x = _mm512_castsi512_ps(x);
         let y = _mm512_max_ps(_mm512_set1_ps(lo), _mm512_min_ps(_mm512_set1_ps(hi), x));
-        reg128(_mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<
-            _MM_FROUND_NO_EXC,
-        >(y)))
+        _mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(y))
     };
-    each(
-        n,
-        64,
-        16,
-        |i| {
-            // SAFETY: lanes i .. i + 64 are within n; 16-byte stores at
-            // multiples of 16 from the destination.
-            unsafe {
-                for k in 0..4 {
-                    let b = byte(_mm512_loadu_ps(src.add(4 * i + 64 * k).cast()));
-                    put128::<NT>(dst.add(i + 16 * k), b);
-                }
-            }
-        },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                let x = full::_mm512_maskz_loadu_ps(m, src.add(4 * i).cast());
-                full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, byte(x));
-            }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { f32_to_bytes::<NT>(src, dst, n, byte) }
 }
 
 /// # Safety
@@ -1217,9 +1201,7 @@ mod full {
 /// As `super::run`, on a CPU with AVX512-BF16.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
 pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        let x = unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) };
+    let half = |x| {
         let e = _mm512_and_si512(x, _mm512_set1_epi32(0x7F80_0000));
         let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
         let sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512())
@@ -1227,25 +1209,13 @@ pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: us
         if sub == 0 {
             let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
             // SAFETY: both are 256 bits of vector register: a bit cast.
-            reg256(unsafe { std::mem::transmute::<__m256bh, __m256i>(h) })
+            unsafe { std::mem::transmute::<__m256bh, __m256i>(h) }
         } else {
-            reg256(_mm512_cvtepi32_epi16(bf16_round16(x)))
+            _mm512_cvtepi32_epi16(bf16_round16(x))
         }
     };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
-        |i| unsafe { put256::<NT>(dst.add(2 * i), half(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                full::_mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, half(m, src.add(4 * i)))
-            }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { f32_to_words::<NT>(src, dst, n, half) }
 }
 
 /// float64 -> bfloat16 with AVX512-BF16: float32 rounded to odd, then
