@@ -146,96 +146,91 @@ fn each(
     }
 }
 
-/// float32 -> byte codes, 16 a step: `f` maps 16 float32 (as bits) to 16
-/// bytes.
-///
-/// # Safety
-/// As `super::run`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f32_to_bytes<const NT: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    n: usize,
-    f: impl Fn(__m512i) -> __m128i,
-) {
-    let codes = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        reg128(f(unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }))
-    };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 16-byte stores at
-        // multiples of 16 from the destination.
-        |i| unsafe { put128::<NT>(dst.add(i), codes(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe { full::_mm_mask_storeu_epi8(dst.add(i).cast(), m, codes(m, src.add(4 * i))) }
-        },
-    );
+/// A vector of 16 lanes (bytes, words or dwords), loaded and stored whole
+/// or under a mask of lanes.
+trait Lanes16: Copy {
+    /// Bytes per lane.
+    const W: usize;
+    /// # Safety
+    /// `p` is readable for the lanes in `m` (all 16: a plain load).
+    unsafe fn load(m: u16, p: *const u8) -> Self;
+    /// # Safety
+    /// `p` is writable for the 16 lanes, and `W * 16`-byte aligned (at
+    /// most 64) when `NT`.
+    unsafe fn put<const NT: bool>(self, p: *mut u8);
+    /// # Safety
+    /// `p` is writable for the lanes in `m`.
+    unsafe fn put_masked(self, m: u16, p: *mut u8);
 }
 
-/// float32 -> 16-bit codes, 16 a step: `f` maps 16 float32 (as bits) to 16
-/// words.
-///
-/// # Safety
-/// As `super::run`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f32_to_words<const NT: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    n: usize,
-    f: impl Fn(__m512i) -> __m256i,
-) {
-    let codes = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        reg256(f(unsafe { full::_mm512_maskz_loadu_epi32(m, p.cast()) }))
+macro_rules! lanes16 {
+    ($t:ty, $w:expr, $load:ident, $put:ident, $store:ident) => {
+        impl Lanes16 for $t {
+            const W: usize = $w;
+            #[inline(always)]
+            unsafe fn load(m: u16, p: *const u8) -> Self {
+                // SAFETY: forwarded.
+                unsafe { full::$load(m, p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn put<const NT: bool>(self, p: *mut u8) {
+                // SAFETY: forwarded.
+                unsafe { $put::<NT>(p, self) }
+            }
+            #[inline(always)]
+            unsafe fn put_masked(self, m: u16, p: *mut u8) {
+                // SAFETY: forwarded.
+                unsafe { full::$store(p.cast(), m, self) }
+            }
+        }
     };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
-        |i| unsafe { put256::<NT>(dst.add(2 * i), codes(u16::MAX, src.add(4 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                full::_mm256_mask_storeu_epi16(dst.add(2 * i).cast(), m, codes(m, src.add(4 * i)))
-            }
-        },
-    );
 }
+lanes16!(
+    __m128i,
+    1,
+    _mm_maskz_loadu_epi8,
+    put128,
+    _mm_mask_storeu_epi8
+);
+lanes16!(
+    __m256i,
+    2,
+    _mm256_maskz_loadu_epi16,
+    put256,
+    _mm256_mask_storeu_epi16
+);
+lanes16!(
+    __m512i,
+    4,
+    _mm512_maskz_loadu_epi32,
+    put512,
+    _mm512_mask_storeu_epi32
+);
 
-/// Bytes -> float32, 16 a step: `f` maps 16 bytes to 16 float32 (as bits).
+/// The kernels that map 16 lanes to 16 lanes: `f` converts 16 source
+/// elements (`I`) into 16 destination elements (`O`), a step at a time.
 ///
 /// # Safety
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn bytes_to_f32<const NT: bool>(
+unsafe fn map16<I: Lanes16, O: Lanes16, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
-    f: impl Fn(__m128i) -> __m512i,
+    f: impl Fn(I) -> O,
 ) {
     each(
         n,
         16,
         16,
-        // SAFETY: lanes i .. i + 16 are within n; 64-byte stores.
-        |i| unsafe { put512::<NT>(dst.add(4 * i), f(_mm_loadu_si128(src.add(i).cast()))) },
+        // SAFETY: lanes i .. i + 16 are within n; the stores are at
+        // multiples of their width from the destination.
+        |i| unsafe { f(I::load(u16::MAX, src.add(I::W * i))).put::<NT>(dst.add(O::W * i)) },
         |i, left| {
             let m = tail_mask(left);
             // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                let b = full::_mm_maskz_loadu_epi8(m, src.add(i).cast());
-                full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, f(b));
-            }
+            unsafe { f(I::load(m, src.add(I::W * i))).put_masked(m, dst.add(O::W * i)) }
         },
     );
 }
@@ -283,7 +278,11 @@ fn nibbles32(c0: __m512i, c1: __m512i) -> __m128i {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 unsafe fn f32_to_8<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     // SAFETY: forwarded.
-    unsafe { f32_to_bytes::<NT>(src, dst, n, |x| _mm512_cvtepi32_epi8(narrow(x, F::F))) }
+    unsafe {
+        map16::<__m512i, __m128i, NT>(src, dst, n, |x| {
+            reg128(_mm512_cvtepi32_epi8(narrow(x, F::F)))
+        })
+    }
 }
 
 /// # Safety
@@ -388,25 +387,9 @@ pub unsafe fn f32_to_e2m1<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let wide = |m: u16, p: *const u8| {
-        // SAFETY: the caller's lanes in `m` are readable.
-        let h = unsafe { full::_mm256_maskz_loadu_epi16(m, p.cast()) };
-        _mm512_castps_si512(_mm512_cvtph_ps(h))
-    };
-    each(
-        n,
-        16,
-        16,
-        // SAFETY: lanes i .. i + 16 are within n; 64-byte stores.
-        |i| unsafe { put512::<NT>(dst.add(4 * i), wide(u16::MAX, src.add(2 * i))) },
-        |i, left| {
-            let m = tail_mask(left);
-            // SAFETY: lanes i .. i + left are within n.
-            unsafe {
-                full::_mm512_mask_storeu_epi32(dst.add(4 * i).cast(), m, wide(m, src.add(2 * i)))
-            }
-        },
-    );
+    let wide = |h| _mm512_castps_si512(_mm512_cvtph_ps(h));
+    // SAFETY: forwarded.
+    unsafe { map16::<__m256i, __m512i, NT>(src, dst, n, wide) }
 }
 
 /// float32 -> float16 (VCVTPS2PH with embedded round-to-nearest; NaN
@@ -416,9 +399,9 @@ pub unsafe fn f16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
 pub unsafe fn f32_to_f16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |x| _mm512_cvtps_ph::<RN>(_mm512_castsi512_ps(x));
+    let half = |x| reg256(_mm512_cvtps_ph::<RN>(_mm512_castsi512_ps(x)));
     // SAFETY: forwarded.
-    unsafe { f32_to_words::<NT>(src, dst, n, half) }
+    unsafe { map16::<__m512i, __m256i, NT>(src, dst, n, half) }
 }
 
 /// 32 words (the top halves of float32) widened in order into the top
@@ -536,7 +519,7 @@ pub unsafe fn e5m2_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         )))
     };
     // SAFETY: forwarded.
-    unsafe { bytes_to_f32::<NT>(src, dst, n, widen) }
+    unsafe { map16::<__m128i, __m512i, NT>(src, dst, n, widen) }
 }
 
 /// float4_e2m1fn -> float32: a 16-entry table indexed by the nibble.
@@ -1001,9 +984,9 @@ pub unsafe fn bf16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f32_to_bf16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |x| _mm512_cvtepi32_epi16(bf16_round16(x));
+    let half = |x| reg256(_mm512_cvtepi32_epi16(bf16_round16(x)));
     // SAFETY: forwarded.
-    unsafe { f32_to_words::<NT>(src, dst, n, half) }
+    unsafe { map16::<__m512i, __m256i, NT>(src, dst, n, half) }
 }
 
 /// int8 / uint8 -> float32 (exact).
@@ -1022,7 +1005,7 @@ unsafe fn i8_to_f32<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
         _mm512_castps_si512(_mm512_cvtepi32_ps(w))
     };
     // SAFETY: forwarded.
-    unsafe { bytes_to_f32::<NT>(src, dst, n, widen) }
+    unsafe { map16::<__m128i, __m512i, NT>(src, dst, n, widen) }
 }
 
 /// # Safety
@@ -1060,10 +1043,12 @@ unsafe fn f32_to_i8<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
     let byte = |x: __m512i| {
         let x = _mm512_castsi512_ps(x);
         let y = _mm512_max_ps(_mm512_set1_ps(lo), _mm512_min_ps(_mm512_set1_ps(hi), x));
-        _mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<_MM_FROUND_NO_EXC>(y))
+        reg128(_mm512_cvtepi32_epi8(_mm512_cvtt_roundps_epi32::<
+            _MM_FROUND_NO_EXC,
+        >(y)))
     };
     // SAFETY: forwarded.
-    unsafe { f32_to_bytes::<NT>(src, dst, n, byte) }
+    unsafe { map16::<__m512i, __m128i, NT>(src, dst, n, byte) }
 }
 
 /// # Safety
@@ -1209,13 +1194,13 @@ pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: us
         if sub == 0 {
             let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
             // SAFETY: both are 256 bits of vector register: a bit cast.
-            unsafe { std::mem::transmute::<__m256bh, __m256i>(h) }
+            reg256(unsafe { std::mem::transmute::<__m256bh, __m256i>(h) })
         } else {
-            _mm512_cvtepi32_epi16(bf16_round16(x))
+            reg256(_mm512_cvtepi32_epi16(bf16_round16(x)))
         }
     };
     // SAFETY: forwarded.
-    unsafe { f32_to_words::<NT>(src, dst, n, half) }
+    unsafe { map16::<__m512i, __m256i, NT>(src, dst, n, half) }
 }
 
 /// float64 -> bfloat16 with AVX512-BF16: float32 rounded to odd, then
