@@ -12,7 +12,7 @@
 //! destination is 64-byte aligned and each step's stores are aligned to
 //! their width; see `kernels::Store`). Masked stores are always ordinary.
 
-use super::{lanes, put128, put256};
+use super::{lanes, prefetch_ahead, prefetch_from, put128, put256};
 use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
@@ -126,17 +126,22 @@ unsafe fn put512<const NT: bool>(p: *mut u8, v: __m512i) {
 
 /// The loop of every kernel here: `step(i)` converts elements i .. i + `g`
 /// (whole vectors), then `part(i, left)` the rest, `t` elements (a masked
-/// vector) at a time, `left` of them (at most `t`) in the call's range.
+/// vector) at a time, `left` of them (at most `t`) in the call's range. The
+/// source (`src`, of `sbits` bits per element) is prefetched ahead of the
+/// steps (see `prefetch_ahead`).
 #[inline(always)]
 fn each(
     n: usize,
     g: usize,
     t: usize,
+    (src, sbits): (*const u8, usize),
     mut step: impl FnMut(usize),
     mut part: impl FnMut(usize, usize),
 ) {
     let mut i = 0;
+    let mut pf = prefetch_from(n * sbits / 8);
     while i + g <= n {
+        prefetch_ahead(src, &mut pf, (i + g) * sbits / 8);
         step(i);
         i += g;
     }
@@ -224,6 +229,7 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const NT: bool>(
         n,
         16,
         16,
+        (src, I::W * 8),
         // SAFETY: lanes i .. i + 16 are within n; the stores are at
         // multiples of their width from the destination.
         |i| unsafe { f(I::load(u16::MAX, src.add(I::W * i))).put::<NT>(dst.add(O::W * i)) },
@@ -337,6 +343,7 @@ pub unsafe fn f32_to_e5m2<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         n,
         32,
         32,
+        (src, 32),
         // SAFETY: lanes i .. i + 32 are within n; a 32-byte store at a
         // multiple of 32 from the destination.
         |i| unsafe { put256::<NT>(dst.add(i), codes(u32::MAX, src.add(4 * i))) },
@@ -366,6 +373,7 @@ pub unsafe fn f32_to_e2m1<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         n,
         32,
         32,
+        (src, 32),
         // SAFETY: lanes i .. i + 32 are within n; a 16-byte store at a
         // multiple of 16 from the destination.
         |i| unsafe { put128::<NT>(dst.add(i / 2), codes(u32::MAX, src.add(4 * i))) },
@@ -467,6 +475,7 @@ unsafe fn f8_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize, t: &
         n,
         32,
         16,
+        (src, 8),
         |i| {
             // SAFETY: lanes i .. i + 32 are within n; 128 bytes stored at
             // a multiple of 128 from the destination.
@@ -553,6 +562,7 @@ pub unsafe fn e2m1_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         n,
         16,
         16,
+        (src, 4),
         // SAFETY: lanes i .. i + 16 (8 bytes from i / 2) are within n;
         // 64-byte stores.
         |i| unsafe { put512::<NT>(dst.add(4 * i), wide(0xFF, src.add(i / 2))) },
@@ -669,6 +679,7 @@ pub unsafe fn f64_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
         n,
         16,
         8,
+        (src, 64),
         |i| {
             // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
             unsafe {
@@ -718,6 +729,7 @@ unsafe fn f64_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
         n,
         32,
         32,
+        (src, 64),
         |i| {
             // SAFETY: lanes i .. i + 32 are within n; a 32-byte store at a
             // multiple of 32 (16 at a multiple of 16) from the destination.
@@ -786,6 +798,7 @@ pub unsafe fn f64_to_f16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
         n,
         16,
         8,
+        (src, 64),
         |i| {
             // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
             unsafe {
@@ -822,6 +835,7 @@ pub unsafe fn f64_to_bf16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         n,
         16,
         8,
+        (src, 64),
         |i| {
             // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
             unsafe {
@@ -912,6 +926,7 @@ pub unsafe fn f32_to_f64<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
         n,
         16,
         8,
+        (src, 32),
         |i| {
             // SAFETY: lanes i .. i + 16 are within n; 64-byte stores.
             unsafe {
@@ -958,6 +973,7 @@ pub unsafe fn bf16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
         n,
         32,
         16,
+        (src, 16),
         // SAFETY: lanes i .. i + 32 are within n; 128 bytes stored at a
         // multiple of 128 from the destination.
         |i| unsafe {
@@ -1216,6 +1232,7 @@ pub unsafe fn f64_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: us
         n,
         16,
         16,
+        (src, 64),
         |i| {
             // SAFETY: lanes i .. i + 16 are within n; 32-byte stores.
             unsafe {

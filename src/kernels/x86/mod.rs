@@ -207,7 +207,9 @@ unsafe fn run<S: Src, D: Dst, const NT: bool>(src: *const u8, dst: *mut u8, n: u
     let mut nbuf = [0u8; B * 8];
     let (sb, db) = (B * S::BITS / 8, B * D::BITS / 8);
     let full = n / B;
+    let mut pf = prefetch_from(full * sb);
     for k in 0..full {
+        prefetch_ahead(src, &mut pf, (k + 1) * sb);
         // SAFETY: block k lies within the first n elements of both arrays;
         // `nbuf` holds a whole block of any width.
         unsafe {
@@ -397,4 +399,35 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<SimdKernel> {
         Isa::Scalar => return None,
     };
     *t.get(s.code() as usize)?.get(d.code() as usize)?
+}
+
+/// How far ahead of the conversion the source is prefetched (bytes), in
+/// calls reading at least `PREFETCH_MIN` bytes. The hardware prefetchers
+/// alone left a conversion reading DRAM well below the core's read
+/// bandwidth (float32 -> float4_e2m1fn at 256 MiB: 1.9 against 3.2 Gelem/s
+/// with this; float64 -> float8_e4m3fn 1.1 against 1.6); a source in L1 or
+/// L2 needs no help, and a short call would pay for the first prefetches.
+const PREFETCH: usize = 2048;
+const PREFETCH_MIN: usize = 512 << 10;
+
+/// The first argument of `prefetch_ahead` for a call reading `bytes`.
+#[inline(always)]
+fn prefetch_from(bytes: usize) -> usize {
+    if bytes >= PREFETCH_MIN {
+        0
+    } else {
+        usize::MAX // never: nothing to prefetch
+    }
+}
+
+/// Prefetch the source lines from byte `*done` up to `upto + PREFETCH` of
+/// `src` (prefetching never faults, past the end neither).
+#[inline(always)]
+fn prefetch_ahead(src: *const u8, done: &mut usize, upto: usize) {
+    while *done < upto + PREFETCH {
+        // SAFETY: a prefetch is a hint that touches no architectural
+        // state and never faults (SSE, in the x86-64 baseline).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(*done).cast()) };
+        *done += 64;
+    }
 }
