@@ -7,6 +7,10 @@
 //! the compiler vectorizes it with that level's instructions (AVX2 ymm,
 //! AVX-512 zmm with per-lane variable shifts and masks); float16 uses F16C
 //! instead (`f16c.rs`). The dispatch table is built once per level.
+//!
+//! Large calls: every kernel comes in two forms, ordinary stores and
+//! non-temporal ones (`Store`, chosen per call by the driver), and a call
+//! reading at least `PREFETCH_MIN` bytes prefetches its source ahead.
 
 mod avx512;
 mod f16c;
