@@ -249,8 +249,9 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
         };
         let gap = addr.wrapping_neg() % 64 * 8; // bits
         let h = gap / w;
-        // Whole elements of that side, whole bytes of both.
-        (gap % w == 0 && h * sb % 8 == 0 && h * db % 8 == 0).then_some(h)
+        // Whole elements of that side, whole bytes of both, within the
+        // body (a 1-bit side's head can be 504 elements).
+        (gap % w == 0 && h * sb % 8 == 0 && h * db % 8 == 0 && h <= n).then_some(h)
     };
     let store = if stream && head.is_some() {
         Store::Stream
