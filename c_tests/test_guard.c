@@ -15,7 +15,7 @@
  * could not catch anything.
  *
  * NX_GUARD_QUICK=1 (valgrind) keeps every pair and mode but n in 0..24 plus
- * one large n, skipping the 32 MiB streaming case. */
+ * one large n, skipping the 49 MiB streaming case. */
 #define _DEFAULT_SOURCE
 #include <signal.h>
 #include <stdint.h>
@@ -172,10 +172,10 @@ static void conversions_all(int quick) {
       }
     }
   if (!quick) {
-    /* Past STREAM_MIN (32 MiB of destination): the non-temporal path. */
-    static const int32_t pairs[][2] = {{NX_FLOAT32, NX_FLOAT64}, {NX_FLOAT16, NX_FLOAT32}};
+    /* Past STREAM_MIN (48 MiB of destination): the non-temporal path. */
+    static const int32_t pairs[][2] = {{NX_FLOAT32, NX_FLOAT64}, {NX_FLOAT64, NX_FLOAT32}};
     for (k = 0; k < 2; k++) {
-      int64_t m = ((int64_t)33 << 20) * 8 / nx_dtype_bits(pairs[k][1]) + 3;
+      int64_t m = ((int64_t)49 << 20) * 8 / nx_dtype_bits(pairs[k][1]) + 3;
       region a = R_SRC, b = R_DST, c = R_REF;
       R_SRC = region_new((size_t)nbytes(pairs[k][0], m));
       R_DST = region_new((size_t)nbytes(pairs[k][1], m));

@@ -645,6 +645,25 @@ fn layouts_every_pair() {
     }
 }
 
+/// Contiguous bodies long enough to get an aligning head (256 elements and
+/// more), from many element offsets: the head stays within the body (a
+/// 1-bit side's head can be longer than the body; regression).
+#[test]
+fn aligning_heads_every_pair() {
+    let mut rng = Rng(13);
+    for isa in levels() {
+        for s in Dtype::all() {
+            for d in Dtype::all() {
+                for n in [256, 257, 600] {
+                    for (so, doff) in [(0, 0), (3, 0), (0, 5), (9, 1), (64, 63)] {
+                        check_layout(isa, s, d, n, so, 1, doff, 1, &mut rng);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Every level has SIMD kernels for the pairs the issue lists.
 #[test]
 fn simd_kernels_cover_the_listed_pairs() {
@@ -845,30 +864,87 @@ fn mxcsr_set(v: u32) -> u32 {
     old
 }
 
-/// Destinations past `STREAM_MIN` (32 MiB) are streamed out of a stack
-/// buffer: same bits, neighbours untouched, unaligned destinations too.
+/// `Store::Stream` (non-temporal stores of whole vectors into a 64-byte
+/// aligned destination) writes exactly what `Store::Plain` writes, for every
+/// SIMD kernel at every level, at lengths around every vector step, and
+/// nothing past the last element's byte; a misaligned destination is
+/// converted right too (with ordinary stores).
+#[test]
+fn streaming_stores_match_plain() {
+    let mut rng = Rng(5);
+    for isa in levels().into_iter().filter(|&i| i != Isa::Scalar) {
+        for s in Dtype::all() {
+            for d in Dtype::all() {
+                if !Kernel::is_simd(isa, s, d) {
+                    continue;
+                }
+                let k = Kernel::of(isa, s, d);
+                for n in [1, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 200, 513] {
+                    let sl = (n * s.bits() as usize).div_ceil(8);
+                    let dl = (n * d.bits() as usize).div_ceil(8);
+                    let src: Vec<u8> = (0..sl).map(|_| rng.next() as u8).collect();
+                    let mut want = vec![0xA5u8; dl + 64];
+                    k.run(&src, &mut want[..dl], n);
+                    for shift in [0, 16] {
+                        let mut buf = vec![0xA5u8; dl + 256];
+                        let at = buf.as_ptr().align_offset(64) + shift;
+                        k.run_as(&src, &mut buf[at..at + dl], n, kernels::Store::Stream);
+                        kernels::stream_end();
+                        assert!(
+                            buf[at..at + dl + 64] == want[..],
+                            "{isa:?} {} -> {} n {n} shift {shift}",
+                            s.name(),
+                            d.name()
+                        );
+                        assert!(buf[..at].iter().all(|&b| b == 0xA5));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Destinations of at least `STREAM_MIN` bytes are streamed: same bits,
+/// neighbours untouched, unaligned destinations too.
 #[test]
 fn large_destinations() {
     let mut rng = Rng(3);
+    let big = kernels::STREAM_MIN;
     for (s, d, n) in [
-        (NX_FLOAT32, NX_FLOAT64, (33 << 20) / 8 + 1001),
-        (NX_FLOAT8_E4M3FN, NX_FLOAT32, (33 << 20) / 4 + 8),
+        (NX_FLOAT32, NX_FLOAT64, big / 8 + 1001),
+        (NX_FLOAT8_E4M3FN, NX_FLOAT32, big / 4 + 8),
+        (NX_FLOAT32, NX_FLOAT16, big / 2 + 77),
     ] {
         let (s, d) = (dt(s), dt(d));
         let (sb, db) = (s.bits() as usize / 8, d.bits() as usize / 8);
         let src: Vec<u8> = (0..n * sb).map(|_| rng.next() as u8).collect();
-        let mut want = vec![0x5Au8; n * db + 3];
-        for i in 0..n {
-            let raw = get(&src, i * sb * 8, s.bits());
-            put(&mut want, 8 * (3 + i * db), d.bits(), convert(s, d, raw));
-        }
-        for isa in levels() {
-            let mut got = vec![0x5Au8; n * db + 3];
-            assert_eq!(
-                conv(isa, s, &src, 0, 1, d, &mut got[3..], 0, 1, n as i64),
-                NX_OK
-            );
-            assert!(got == want, "{isa:?} {} -> {}", s.name(), d.name());
+        let want: Vec<u8> = (0..n)
+            .flat_map(|i| {
+                let raw = get(&src, i * sb * 8, s.bits());
+                let v = convert(s, d, raw);
+                (0..db).map(move |k| (v >> (8 * k)) as u8)
+            })
+            .collect();
+        // At 3 bytes past the buffer's start no element lines up with a
+        // cache line (ordinary stores); at 8 the head aligns it (streaming).
+        for at in [3, 8] {
+            for isa in levels() {
+                let mut got = vec![0x5Au8; n * db + 16];
+                assert_eq!(
+                    conv(isa, s, &src, 0, 1, d, &mut got[at..], 0, 1, n as i64),
+                    NX_OK
+                );
+                assert!(
+                    got[at..at + n * db] == want[..],
+                    "{isa:?} {} -> {}",
+                    s.name(),
+                    d.name()
+                );
+                assert!(got[..at]
+                    .iter()
+                    .chain(&got[at + n * db..])
+                    .all(|&b| b == 0x5A));
+            }
         }
     }
 }

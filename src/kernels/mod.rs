@@ -84,9 +84,21 @@ pub fn isa() -> Isa {
     })
 }
 
+/// How a kernel writes its whole vectors: `Plain` (ordinary stores), or
+/// `Stream` (non-temporal stores, which write around the caches and so skip
+/// reading each destination line first; then the destination pointer must be
+/// 64-byte aligned, and the caller orders the stores with `stream_end`
+/// before returning). A kernel's partial last vector is always ordinary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    Plain,
+    Stream,
+}
+
 /// A contiguous SIMD kernel (see the module doc); safe to call: the table
-/// hands one out only for a level the CPU supports.
-pub type SimdKernel = fn(&[u8], &mut [u8], usize);
+/// hands one out only for a level the CPU supports. With `Store::Stream` a
+/// destination not 64-byte aligned is still converted right, only slower.
+pub type SimdKernel = fn(&[u8], &mut [u8], usize, Store);
 
 /// The kernel for one pair at one level.
 #[derive(Clone, Copy)]
@@ -113,13 +125,29 @@ impl Kernel {
         matches!(Kernel::of(isa, s, d), Kernel::Simd(_))
     }
 
+    /// Convert with ordinary stores.
     #[inline]
     pub fn run(self, src: &[u8], dst: &mut [u8], n: usize) {
+        self.run_as(src, dst, n, Store::Plain);
+    }
+
+    /// Convert with the given store policy (see `Store`; a `Stream` run is
+    /// followed by `stream_end`).
+    #[inline]
+    pub fn run_as(self, src: &[u8], dst: &mut [u8], n: usize, store: Store) {
         match self {
             Kernel::Scalar(s, d) => scalar::run(s, d, src, dst, n),
-            Kernel::Simd(k) => k(src, dst, n),
+            Kernel::Simd(k) => k(src, dst, n, store),
         }
     }
+}
+
+/// Order the non-temporal stores of `Store::Stream` runs before the call
+/// returns, so that other threads (and the caller) see them as ordinary
+/// stores.
+pub fn stream_end() {
+    #[cfg(target_arch = "x86_64")]
+    x86::stream_end();
 }
 
 /// One side of a conversion as the caller gave it: offsets and strides
@@ -191,82 +219,63 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
     Ok(Some((span(src, n)?, span(dst, n)?)))
 }
 
-/// Destinations at least this large, and at least as large as their
-/// source, are written with non-temporal stores: far past the caches,
-/// writing around them saves the read of every line (as memcpy does). (A
-/// narrowing conversion is bound by its reads; streaming measured slower.)
-const STREAM_MIN: usize = 32 << 20;
-
-/// Bytes of destination converted per step when streaming (L1-resident).
-const STREAM_STEP: usize = 16 << 10;
+/// Destinations of at least this many bytes are written with non-temporal
+/// stores (`Store::Stream`), which skip reading each destination line
+/// before writing it (as glibc's memcpy does past its threshold, here 181
+/// MiB). Measured on this machine (one thread, the same buffers converted
+/// again and again, as `make bench` does): at 32 MiB of destination or less
+/// the lines are still in the last-level cache at the next call and ordinary
+/// stores are as fast or faster (up to 20% for float64 -> float8); from 64
+/// MiB on streaming is as fast or faster for every pair, up to 1.6x
+/// (float8 -> float32 at 16 MiB of source, float32 -> float16 at 256 MiB).
+pub const STREAM_MIN: usize = 48 << 20;
 
 /// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
 /// into bit 0 of `dst`.
 fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) {
     let (sb, db) = (sp.bits as usize, dp.bits as usize);
-    #[cfg(target_arch = "x86_64")]
-    if isa != Isa::Scalar && n * db / 8 >= STREAM_MIN && db >= sb {
-        stream_run(isa, k, sb, db, src, dst, n);
-        return;
-    }
-    let _ = (isa, sb, db);
-    // The wider side's pointer brought to a cache line first: numpy's
-    // arrays sit 16 bytes past one, so otherwise every vector load or store
-    // of that side would straddle two lines.
-    let head = if isa == Isa::Scalar || sb < 8 || db < 8 || n < ALIGN_MIN {
-        0
+    let stream = isa != Isa::Scalar && matches!(k, Kernel::Simd(_)) && n * db / 8 >= STREAM_MIN;
+    // Streaming: the destination brought to a cache line, as non-temporal
+    // stores want. Otherwise the wider side's pointer: numpy's arrays sit
+    // 16 bytes past one, so every vector load or store of that side would
+    // straddle two lines.
+    let head = if isa == Isa::Scalar || n < ALIGN_MIN {
+        None
     } else {
-        let (w, addr) = if db >= sb {
-            (db / 8, dst.as_ptr() as usize)
+        let (w, addr) = if stream || db >= sb {
+            (db, dst.as_ptr() as usize)
         } else {
-            (sb / 8, src.as_ptr() as usize)
+            (sb, src.as_ptr() as usize)
         };
-        let gap = addr.wrapping_neg() % 64;
-        if gap % w == 0 {
-            gap / w
-        } else {
-            0
-        }
+        let gap = addr.wrapping_neg() % 64 * 8; // bits
+        let h = gap / w;
+        // Whole elements of that side, whole bytes of both, within the
+        // body (a 1-bit side's head can be 504 elements).
+        (gap % w == 0 && h * sb % 8 == 0 && h * db % 8 == 0 && h <= n).then_some(h)
     };
-    if head > 0 {
-        if let (Some(s0), Some(s1), Some((d0, d1))) = (
-            src.get(..head * sb / 8),
-            src.get(head * sb / 8..),
-            dst.split_at_mut_checked(head * db / 8),
-        ) {
+    let store = if stream && head.is_some() {
+        Store::Stream
+    } else {
+        Store::Plain
+    };
+    let head = head.unwrap_or(0);
+    if let (Some(s0), Some(s1), Some((d0, d1))) = (
+        src.get(..head * sb / 8),
+        src.get(head * sb / 8..),
+        dst.split_at_mut_checked(head * db / 8),
+    ) {
+        if head > 0 {
             k.run(s0, d0, head);
-            k.run(s1, d1, n - head);
-            return;
+        }
+        k.run_as(s1, d1, n - head, store);
+        if store == Store::Stream {
+            stream_end();
         }
     }
-    k.run(src, dst, n);
 }
 
 /// Bodies at least this long (elements) get a head that aligns them.
 const ALIGN_MIN: usize = 256;
-
-/// `body_run` for large destinations: convert a step into a stack buffer,
-/// then stream it out.
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn stream_run(isa: Isa, k: Kernel, sb: usize, db: usize, src: &[u8], dst: &mut [u8], n: usize) {
-    let mut buf = [0u8; STREAM_STEP];
-    let step = STREAM_STEP * 8 / db; // elements, a multiple of 8
-    let mut i = 0;
-    while i < n {
-        let m = step.min(n - i);
-        let (from, to) = (
-            src.get(i * sb / 8..),
-            dst.get_mut(i * db / 8..(i + m) * db / 8),
-        );
-        if let (Some(from), Some(to)) = (from, to) {
-            k.run(from, &mut buf, m);
-            x86::stream(to, &buf, isa);
-        }
-        i += m;
-    }
-    x86::stream_end();
-}
 
 /// Elements per gathered block: 256 * 16 bytes (complex128) = 4 KiB a buffer.
 const BLOCK: usize = 256;

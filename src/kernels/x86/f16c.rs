@@ -3,7 +3,7 @@
 //! nearest-even whatever MXCSR says and keeps a NaN's top payload bits, as
 //! SEMANTICS.md), and the table entries of the hand-written kernels.
 
-use super::{avx512, lanes, Table};
+use super::{avx512, entry, lanes, put128, put256, Table};
 use crate::format::F16;
 use crate::kernels::Isa;
 use std::arch::x86_64::*;
@@ -11,14 +11,15 @@ use std::arch::x86_64::*;
 /// # Safety
 /// As `super::run`, on a CPU with AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
+unsafe fn f16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     let full = n / 8 * 8;
     let mut i = 0;
     while i < full {
-        // SAFETY: elements i .. i + 8 are within n.
+        // SAFETY: elements i .. i + 8 are within n; 32-byte stores at
+        // multiples of 32 from the destination.
         unsafe {
             let h = _mm_loadu_si128(src.add(2 * i).cast());
-            _mm256_storeu_ps(dst.add(4 * i).cast(), _mm256_cvtph_ps(h));
+            put256::<NT>(dst.add(4 * i), _mm256_castps_si256(_mm256_cvtph_ps(h)));
         }
         i += 8;
     }
@@ -36,15 +37,16 @@ unsafe fn f16_to_f32(src: *const u8, dst: *mut u8, n: usize) {
 /// # Safety
 /// As `super::run`, on a CPU with AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
+unsafe fn f32_to_f16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     let full = n / 8 * 8;
     let mut i = 0;
     while i < full {
-        // SAFETY: elements i .. i + 8 are within n.
+        // SAFETY: elements i .. i + 8 are within n; 16-byte stores at
+        // multiples of 16 from the destination.
         unsafe {
             let x = _mm256_loadu_ps(src.add(4 * i).cast());
-            _mm_storeu_si128(
-                dst.add(2 * i).cast(),
+            put128::<NT>(
+                dst.add(2 * i),
                 _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x),
             );
         }
@@ -61,57 +63,32 @@ unsafe fn f32_to_f16(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
-/// A safe table entry for a raw kernel of `$sb` -> `$db` bits per element.
-macro_rules! entry {
-    ($name:ident, $f:path, $sb:expr, $db:expr, $why:literal) => {
-        fn $name(src: &[u8], dst: &mut [u8], n: usize) {
-            if src.len() >= (n * $sb).div_ceil(8) && dst.len() >= (n * $db).div_ceil(8) {
-                let _ = $why;
-                // SAFETY: the lengths were checked; the entry is only in the
-                // table of a level whose CPU features `$f` needs.
-                unsafe { $f(src.as_ptr(), dst.as_mut_ptr(), n) }
-            }
-        }
-    };
-}
-
-entry!(avx2_f16_to_f32, f16_to_f32, 16, 32, "avx2");
-entry!(avx2_f32_to_f16, f32_to_f16, 32, 16, "avx2");
-entry!(z_f16_to_f32, avx512::f16_to_f32, 16, 32, "avx512");
-entry!(z_f32_to_f16, avx512::f32_to_f16, 32, 16, "avx512");
-entry!(z_f32_to_e4m3, avx512::f32_to_e4m3, 32, 8, "avx512");
-entry!(z_f32_to_e5m2, avx512::f32_to_e5m2, 32, 8, "avx512");
-entry!(z_f32_to_e2m1, avx512::f32_to_e2m1, 32, 4, "avx512");
-entry!(z_e4m3_to_f32, avx512::e4m3_to_f32, 8, 32, "avx512");
-entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32, "avx512");
-entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32, "avx512");
-entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32, "avx512");
-entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16, "avx512");
-entry!(
-    z_f32_to_bf16_ne,
-    avx512::f32_to_bf16_ne,
-    32,
-    16,
-    "avx512 + avx512bf16"
-);
-entry!(z_s8_to_f32, avx512::s8_to_f32, 8, 32, "avx512");
-entry!(z_u8_to_f32, avx512::u8_to_f32, 8, 32, "avx512");
-entry!(z_f32_to_s8, avx512::f32_to_s8, 32, 8, "avx512");
-entry!(z_f32_to_u8, avx512::f32_to_u8, 32, 8, "avx512");
-entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32, "avx512");
-entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64, "avx512");
-entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16, "avx512");
-entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16, "avx512");
-entry!(
-    z_f64_to_bf16_ne,
-    avx512::f64_to_bf16_ne,
-    64,
-    16,
-    "avx512 + avx512bf16"
-);
-entry!(z_f64_to_e4m3, avx512::f64_to_e4m3, 64, 8, "avx512");
-entry!(z_f64_to_e5m2, avx512::f64_to_e5m2, 64, 8, "avx512");
-entry!(z_f64_to_e2m1, avx512::f64_to_e2m1, 64, 4, "avx512");
+entry!(avx2_f16_to_f32, f16_to_f32, 16, 32);
+entry!(avx2_f32_to_f16, f32_to_f16, 32, 16);
+entry!(z_f16_to_f32, avx512::f16_to_f32, 16, 32);
+entry!(z_f32_to_f16, avx512::f32_to_f16, 32, 16);
+entry!(z_f32_to_e4m3, avx512::f32_to_e4m3, 32, 8);
+entry!(z_f32_to_e5m2, avx512::f32_to_e5m2, 32, 8);
+entry!(z_f32_to_e2m1, avx512::f32_to_e2m1, 32, 4);
+entry!(z_e4m3_to_f32, avx512::e4m3_to_f32, 8, 32);
+entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32);
+entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32);
+entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32);
+entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16);
+// The two below need AVX512-BF16 too (checked where they are put).
+entry!(z_f32_to_bf16_ne, avx512::f32_to_bf16_ne, 32, 16);
+entry!(z_s8_to_f32, avx512::s8_to_f32, 8, 32);
+entry!(z_u8_to_f32, avx512::u8_to_f32, 8, 32);
+entry!(z_f32_to_s8, avx512::f32_to_s8, 32, 8);
+entry!(z_f32_to_u8, avx512::f32_to_u8, 32, 8);
+entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32);
+entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64);
+entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16);
+entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16);
+entry!(z_f64_to_bf16_ne, avx512::f64_to_bf16_ne, 64, 16);
+entry!(z_f64_to_e4m3, avx512::f64_to_e4m3, 64, 8);
+entry!(z_f64_to_e5m2, avx512::f64_to_e5m2, 64, 8);
+entry!(z_f64_to_e2m1, avx512::f64_to_e2m1, 64, 4);
 
 /// Put the hand-written kernels of `isa` in its table, over the generic ones.
 pub fn patch(t: &mut Table, isa: Isa) {
