@@ -249,13 +249,13 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
 
 /// A float format of at most 8 bits, as a type (the kernels are compiled
 /// once per format, its constants folded in).
-trait Fmt {
+pub trait Fmt {
     const F: Format;
 }
 
 macro_rules! fmt {
     ($name:ident, $f:expr) => {
-        struct $name;
+        pub struct $name;
         impl Fmt for $name {
             const F: Format = $f;
         }
@@ -282,27 +282,18 @@ fn nibbles32(c0: __m512i, c1: __m512i) -> __m128i {
     _mm_shuffle_epi8(b, order)
 }
 
-/// float32 -> a format of 8 bits (`F`).
+/// float32 -> float8_e4m3fn.
 ///
-/// # Safety
-/// As `super::run`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f32_to_8<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe {
-        map16::<__m512i, __m128i, 4, NT>(src, dst, n, |x| {
-            reg128(_mm512_cvtepi32_epi8(narrow(x, F::F)))
-        })
-    }
-}
-
 /// # Safety
 /// As `super::run`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 pub unsafe fn f32_to_e4m3<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     // SAFETY: forwarded.
-    unsafe { f32_to_8::<E4m3, NT>(src, dst, n) }
+    unsafe {
+        map16::<__m512i, __m128i, 4, NT>(src, dst, n, |x| {
+            reg128(_mm512_cvtepi32_epi8(narrow(x, E4M3FN)))
+        })
+    }
 }
 
 /// float32 -> float8_e5m2 through float16 rounded to odd: VCVTPS2PH toward
@@ -713,7 +704,7 @@ pub unsafe fn f64_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize)
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f64_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn f64_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     // 32 lanes under `m` as codes: 32 bytes, or 16 bytes of nibbles.
     let bytes = |m: u32, p: *const u8| {
         // SAFETY: the caller's lanes in `m` are readable.
@@ -767,30 +758,6 @@ unsafe fn f64_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
             }
         },
     );
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn f64_to_e4m3<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f64_to_narrow::<E4m3, NT>(src, dst, n) }
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn f64_to_e5m2<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f64_to_narrow::<E5m2, NT>(src, dst, n) }
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn f64_to_e2m1<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f64_to_narrow::<E2m1, NT>(src, dst, n) }
 }
 
 /// float64 -> float16: float32 rounded to odd, then VCVTPS2PH (round to
@@ -1017,7 +984,11 @@ pub unsafe fn f32_to_bf16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn i8_to_f32<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn i8_to_f32<const SIGNED: bool, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let widen = |b: __m128i| {
         let w = if SIGNED {
             _mm512_cvtepi8_epi32(b)
@@ -1030,22 +1001,6 @@ unsafe fn i8_to_f32<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
     unsafe { map16::<__m128i, __m512i, 4, NT>(src, dst, n, widen) }
 }
 
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn s8_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { i8_to_f32::<true, NT>(src, dst, n) }
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn u8_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { i8_to_f32::<false, NT>(src, dst, n) }
-}
-
 /// float32 -> int8 / uint8: clamp to the byte's range in float32 (VMINPS
 /// and VMAXPS return their second operand, the source, when it is a NaN),
 /// truncate (VCVTTPS2DQ, which no MXCSR mode changes but DAZ, and a
@@ -1056,7 +1011,11 @@ pub unsafe fn u8_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) 
 /// As `super::run`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f32_to_i8<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn f32_to_i8<const SIGNED: bool, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let (lo, hi) = if SIGNED {
         (-128.0, 127.0)
     } else {
@@ -1071,22 +1030,6 @@ unsafe fn f32_to_i8<const SIGNED: bool, const NT: bool>(src: *const u8, dst: *mu
     };
     // SAFETY: forwarded.
     unsafe { map16::<__m512i, __m128i, 4, NT>(src, dst, n, byte) }
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn f32_to_s8<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f32_to_i8::<true, NT>(src, dst, n) }
-}
-
-/// # Safety
-/// As `super::run`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn f32_to_u8<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { f32_to_i8::<false, NT>(src, dst, n) }
 }
 
 /// Masked loads and stores that take the plain (faster) instruction when

@@ -3,6 +3,7 @@
 //! nearest-even whatever MXCSR says and keeps a NaN's top payload bits, as
 //! SEMANTICS.md), and the table entries of the hand-written kernels.
 
+use super::avx512::{E2m1, E4m3, E5m2};
 use super::{avx512, entry, lanes, put128, put256, Table};
 use crate::format::F16;
 use crate::kernels::Isa;
@@ -77,18 +78,18 @@ entry!(z_bf16_to_f32, avx512::bf16_to_f32, 16, 32);
 entry!(z_f32_to_bf16, avx512::f32_to_bf16, 32, 16);
 // The two below need AVX512-BF16 too (checked where they are put).
 entry!(z_f32_to_bf16_ne, avx512::f32_to_bf16_ne, 32, 16);
-entry!(z_s8_to_f32, avx512::s8_to_f32, 8, 32);
-entry!(z_u8_to_f32, avx512::u8_to_f32, 8, 32);
-entry!(z_f32_to_s8, avx512::f32_to_s8, 32, 8);
-entry!(z_f32_to_u8, avx512::f32_to_u8, 32, 8);
+entry!(z_s8_to_f32, avx512::i8_to_f32[true], 8, 32);
+entry!(z_u8_to_f32, avx512::i8_to_f32[false], 8, 32);
+entry!(z_f32_to_s8, avx512::f32_to_i8[true], 32, 8);
+entry!(z_f32_to_u8, avx512::f32_to_i8[false], 32, 8);
 entry!(z_f64_to_f32, avx512::f64_to_f32, 64, 32);
 entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64);
 entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16);
 entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16);
 entry!(z_f64_to_bf16_ne, avx512::f64_to_bf16_ne, 64, 16);
-entry!(z_f64_to_e4m3, avx512::f64_to_e4m3, 64, 8);
-entry!(z_f64_to_e5m2, avx512::f64_to_e5m2, 64, 8);
-entry!(z_f64_to_e2m1, avx512::f64_to_e2m1, 64, 4);
+entry!(z_f64_to_e4m3, avx512::f64_to_narrow[E4m3], 64, 8);
+entry!(z_f64_to_e5m2, avx512::f64_to_narrow[E5m2], 64, 8);
+entry!(z_f64_to_e2m1, avx512::f64_to_narrow[E2m1], 64, 4);
 
 /// Put the hand-written kernels of `isa` in its table, over the generic ones.
 pub fn patch(t: &mut Table, isa: Isa) {

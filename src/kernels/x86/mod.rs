@@ -328,12 +328,14 @@ unsafe fn call(
 /// A safe table entry for a raw kernel `$f::<NT>` of `$sb` -> `$db` bits per
 /// element, put only in the table of a level whose CPU features it needs.
 macro_rules! entry {
-    ($name:ident, $($f:ident)::+, $sb:expr, $db:expr) => {
+    // `[args]`: the kernel's leading generic arguments, before the store
+    // form's.
+    ($name:ident, $($f:ident)::+ $([$($g:tt),*])?, $sb:expr, $db:expr) => {
         fn $name(src: &[u8], dst: &mut [u8], n: usize, store: $crate::kernels::Store) {
             // SAFETY: the two forms of one kernel; the table holding this
             // entry is built for CPUs with the features it needs.
             unsafe {
-                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $($f)::+::<false>, $($f)::+::<true>)
+                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
             }
         }
     };
