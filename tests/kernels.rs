@@ -11,25 +11,10 @@ use nx_dtype::table::{Class, Dtype};
 use nx_dtype::value::convert;
 use std::ffi::c_void;
 
+mod common;
+use common::{dt, Rng};
+
 // ---------------------------------------------------------------- helpers
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn dt(code: i32) -> Dtype {
-    Dtype::from_code(code).expect("code")
-}
 
 fn mask(bits: u32) -> u128 {
     if bits >= 128 {

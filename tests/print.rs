@@ -12,6 +12,9 @@ use nx_dtype::store::store_f64;
 use nx_dtype::table::Dtype;
 use std::cmp::Ordering;
 
+mod common;
+use common::{dt, Rng};
+
 // ---------------------------------------------------------------- bignum
 
 /// An unsigned big integer, little-endian 64-bit limbs.
@@ -331,10 +334,6 @@ fn layout(neg: bool, t: u128, j: i32) -> String {
     }
 }
 
-fn dt(code: i32) -> Dtype {
-    Dtype::from_code(code).unwrap()
-}
-
 fn text_elem(d: Dtype, raw: u128) -> String {
     let mut out = [0u8; FORMAT_MAX];
     let n = format_elem(d, raw, &mut out);
@@ -415,17 +414,6 @@ fn every_float8_and_float4() {
     assert_eq!(exhaustive(4).0, 254);
     assert_eq!(exhaustive(5).0, 256 - 8);
     assert_eq!(exhaustive(6).0, 16);
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D)
-    }
 }
 
 /// Powers of two and each binade's ends, in every float format.
