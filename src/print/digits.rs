@@ -95,7 +95,7 @@ static BY_LENGTH: [ByLength; 65] = {
         // 10^j <= 2^(bits-1) for j = floor((bits - 1) * log10 2): the
         // numbers of this length have j + 1 digits, or j + 2 from 10^(j+1).
         let j = ((bits - 1) * 1233) >> 12;
-        let below = if j + 1 > 1 { j + 1 } else { 1 };
+        let below = j + 1;
         t[bits as usize] = ByLength {
             power: if j + 1 < 20 {
                 POWERS[j as usize + 1]
@@ -280,31 +280,26 @@ pub fn exact(c: u64, q: i32, lower_closer: bool) -> Decimal {
     let lower = vbl + open;
     let upper = vbr - open;
     let s = vb >> 2;
-    // Both answers are computed and one is picked without a branch: which
-    // one wins is as good as random, and a mispredicted jump costs more than
-    // the arithmetic of the loser.
-    //
-    // One digit fewer, if exactly one multiple of 10^(k+1) fits (two cannot:
-    // the interval is narrower than 10^(k+1)). Below 10 it has no fewer: 0.1
-    // and 0.09 both have one digit, and the nearer of the two is chosen below.
-    let sp = s / 10;
-    let up_in = lower <= 40 * sp;
-    let wp_in = 40 * sp + 40 <= upper;
-    let shorter = s >= 10 && up_in != wp_in;
+    if s >= 10 {
+        // One digit fewer, if exactly one multiple of 10^(k+1) fits (two
+        // cannot: the interval is narrower than 10^(k+1)). Below 10 it has
+        // no fewer: 0.1 and 0.09 both have one digit, and the nearer of the
+        // two is chosen below.
+        let sp = s / 10;
+        let up_in = lower <= 40 * sp;
+        let wp_in = 40 * sp + 40 <= upper;
+        if up_in != wp_in {
+            return trim(sp + u64::from(wp_in), k + 1);
+        }
+    }
     // Otherwise s or s + 1 (the two multiples of 10^k around the value, at
     // least one of which fits): the one inside, or the nearer, ties even.
     let u_in = lower <= 4 * s;
     let w_in = 4 * s + 4 <= upper;
     let mid = 4 * s + 2;
-    let nearer_up = (vb > mid) | ((vb == mid) & (s & 1 != 0));
-    let up = (w_in & !u_in) | (nearer_up & (u_in == w_in));
-    let digits = select(shorter, sp + u64::from(wp_in), s + u64::from(up));
-    let exp = k + i32::from(shorter);
-    // A shorter answer, or s + 1 = 10 for s = 9, can end in 0; rarely.
-    if digits.is_multiple_of(10) {
-        return trim(digits, exp);
-    }
-    Decimal::new(digits, exp)
+    let nearer_up = vb > mid || (vb == mid && s & 1 != 0);
+    let up = if u_in != w_in { w_in } else { nearer_up };
+    trim(s + u64::from(up), k)
 }
 
 /// `a` if `c` else `b`, as arithmetic (a conditional move, not a jump).
