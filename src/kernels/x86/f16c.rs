@@ -68,9 +68,9 @@ entry!(avx2_f16_to_f32, f16_to_f32, 16, 32);
 entry!(avx2_f32_to_f16, f32_to_f16, 32, 16);
 entry!(z_f16_to_f32, avx512::f16_to_f32, 16, 32);
 entry!(z_f32_to_f16, avx512::f32_to_f16, 32, 16);
-entry!(z_f32_to_e4m3, avx512::f32_to_e4m3, 32, 8);
-entry!(z_f32_to_e5m2, avx512::f32_to_e5m2, 32, 8);
-entry!(z_f32_to_e2m1, avx512::f32_to_e2m1, 32, 4);
+entry!(z_f32_to_e4m3, avx512::to_narrow[E4m3, false], 32, 8);
+entry!(z_f32_to_e5m2, avx512::to_narrow[E5m2, false], 32, 8);
+entry!(z_f32_to_e2m1, avx512::to_narrow[E2m1, false], 32, 4);
 entry!(z_e4m3_to_f32, avx512::e4m3_to_f32, 8, 32);
 entry!(z_e5m2_to_f32, avx512::e5m2_to_f32, 8, 32);
 entry!(z_e2m1_to_f32, avx512::e2m1_to_f32, 4, 32);
@@ -87,9 +87,9 @@ entry!(z_f32_to_f64, avx512::f32_to_f64, 32, 64);
 entry!(z_f64_to_f16, avx512::f64_to_f16, 64, 16);
 entry!(z_f64_to_bf16, avx512::f64_to_bf16, 64, 16);
 entry!(z_f64_to_bf16_ne, avx512::f64_to_bf16_ne, 64, 16);
-entry!(z_f64_to_e4m3, avx512::f64_to_narrow[E4m3], 64, 8);
-entry!(z_f64_to_e5m2, avx512::f64_to_narrow[E5m2], 64, 8);
-entry!(z_f64_to_e2m1, avx512::f64_to_narrow[E2m1], 64, 4);
+entry!(z_f64_to_e4m3, avx512::to_narrow[E4m3, true], 64, 8);
+entry!(z_f64_to_e5m2, avx512::to_narrow[E5m2, true], 64, 8);
+entry!(z_f64_to_e2m1, avx512::to_narrow[E2m1, true], 64, 4);
 
 /// Put the hand-written kernels of `isa` in its table, over the generic ones.
 pub fn patch(t: &mut Table, isa: Isa) {
