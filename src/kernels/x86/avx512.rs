@@ -419,7 +419,8 @@ pub unsafe fn e2m1_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 }
 
 /// float64 -> float32 bits for 8 lanes, rounded to odd, for a destination
-/// whose least subnormal is far above 2^-126 (float16): VCVTPD2PS toward zero, with the last bit set when that dropped
+/// whose least subnormal is far above 2^-126 (float16): VCVTPD2PS toward
+/// zero, with the last bit set when that dropped
 /// a nonzero bit. For |x| >= 2^-126 truncation drops exactly bits 0..28 of
 /// x (past float32's range it gives the largest finite value, odd already;
 /// a NaN keeps its top payload bits, and these destinations drop the last
@@ -1083,8 +1084,8 @@ fn narrow16(x0: __m512i, x1: __m512i, odd: u32, fmt: Format) -> __m512i {
 }
 
 /// float32 (`WIDE` false) or float64 (`WIDE` true) -> a float8 or float4
-/// (`narrow16`), 32 lanes a step: 32 bytes, or 16 bytes of nibbles (low
-/// nibble first).
+/// (`narrow16`, 32 lanes a group): bytes, or nibbles two a byte (low nibble
+/// first).
 ///
 /// # Safety
 /// As `super::run`.
@@ -1136,7 +1137,8 @@ pub unsafe fn to_narrow<F: Fmt, const WIDE: bool, const NT: bool>(
     // A step: 64 lanes into 64 bytes (float8: two groups packed, VPACKUSWB,
     // and put back in order), or 128 lanes into 64 bytes (float4: four
     // groups' byte pairs packed twice, VPACKUSDW and VPACKUSWB). Cheaper
-    // than narrowing each group (VPMOVWB, VPMOVDB: two operations each).
+    // than narrowing each group (VPMOVWB, VPMOVDB: two operations each);
+    // every code is at most 0xFF, so the packs' saturation changes nothing.
     let nib = F::F.bits() == 4;
     each(
         n,
