@@ -420,12 +420,12 @@ pub unsafe fn e2m1_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize
 
 /// float64 -> float32 bits for 8 lanes, rounded to odd, for a destination
 /// whose least subnormal is far above 2^-126 (float16): VCVTPD2PS toward
-/// zero, with the last bit set when that dropped
-/// a nonzero bit. For |x| >= 2^-126 truncation drops exactly bits 0..28 of
-/// x (past float32's range it gives the largest finite value, odd already;
-/// a NaN keeps its top payload bits, and these destinations drop the last
-/// one). Lanes below 2^-126 (float32 subnormal, where FTZ/DAZ may act) store
-/// as the zero of their sign in such a destination either way.
+/// zero, with the last bit set when that dropped a nonzero bit. For |x| >=
+/// 2^-126 truncation drops exactly bits 0..28 of x (past float32's range it
+/// gives the largest finite value, odd already; a NaN keeps its top payload
+/// bits, and float16 drops the last one). Lanes below 2^-126 (float32
+/// subnormal, where FTZ/DAZ may act) store as the zero of their sign in
+/// float16 either way.
 ///
 /// # Safety
 /// `p` is readable for the lanes in `m`.
