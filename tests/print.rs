@@ -480,19 +480,20 @@ fn parts(fmt: Format, mag: u64) -> (u64, i32, bool) {
 }
 
 /// The one-product fast path against Schubfach's exact decision, which
-/// the reference judges above: wherever the fast path answers, the same
-/// decimal (digits, exponent and length). Its refusals (ties, and bounds
-/// that are exactly integers, common in the narrow formats) are counted.
+/// the reference judges above: wherever the fast path answers (normal
+/// values that are not powers of two), the same placed decimal (digits and
+/// the first one's exponent). Its refusals (ties, and bounds that are
+/// exactly integers, common in the narrow formats) are counted.
 fn fast_against_exact(fmt: Format, mags: impl Iterator<Item = u64>) -> (u64, u64) {
     let (mut n, mut refused) = (0, 0);
     for mag in mags {
         let (c, q, closer) = parts(fmt, mag);
-        if c == 0 || closer {
+        if mag >> fmt.fraction_bits == 0 || closer || c == 1 << fmt.fraction_bits {
             continue;
         }
         n += 1;
-        match fast(c, q) {
-            Some(d) => assert_eq!(d, exact(c, q, false), "{mag:#x}"),
+        match fast(fmt, c, q) {
+            Some(d) => assert_eq!(d, exact(c, q, false).placed(fmt), "{mag:#x}"),
             None => refused += 1,
         }
     }

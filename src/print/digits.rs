@@ -21,6 +21,7 @@
 //! every value of the 16-bit formats and millions of float64 values.
 
 use super::pow10::{POW10, POW10_MIN};
+use crate::format::{Format, F32};
 
 /// A positive decimal `digits * 10^exp`; `digits` has no trailing zero
 /// and `len` digits, and `scaled` is `digits * 10^(17 - len)` (the digits
@@ -162,17 +163,55 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
     vbp | u64::from(z > 1)
 }
 
-/// The decimal pp_value prints for the positive value `c * 2^q` (c >= 1),
-/// whose lower neighbour is a quarter step away when `lower_closer` (the
-/// value is a power of two above the least normal), else half a step.
-#[inline(always)]
-pub fn shortest(c: u64, q: i32, lower_closer: bool) -> Decimal {
-    if !lower_closer {
-        if let Some(d) = fast(c, q) {
-            return d;
+/// A decimal as the layout takes it: its digits left-aligned in
+/// `places(fmt)` places (trailing zeros included), and the exponent of its
+/// first digit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub scaled: u64,
+    pub x: i32,
+}
+
+/// The places `Placed::scaled` has in `fmt`: float64's decimals have up to
+/// 17 digits, every other format's at most 9.
+pub const fn places(fmt: Format) -> u32 {
+    if fmt.fraction_bits > F32.fraction_bits {
+        17
+    } else {
+        9
+    }
+}
+
+impl Decimal {
+    /// This decimal placed for `fmt`'s layout.
+    #[inline(always)]
+    pub fn placed(self, fmt: Format) -> Placed {
+        let shift = scale_of(places(fmt));
+        Placed {
+            scaled: self.scaled / shift,
+            x: self.exp + self.len as i32 - 1,
         }
     }
-    exact(c, q, lower_closer)
+}
+
+/// The digit count of n (1 for 0), in constants.
+const fn digits_const(mut n: u64) -> u32 {
+    let mut count = 1;
+    while n >= 10 {
+        n /= 10;
+        count += 1;
+    }
+    count
+}
+
+/// The digit counts a normal value's candidate can have (see `fast`): it
+/// lies within 5 of [c, 10c) in units of 10^k, for c of f + 1 bits.
+const fn count_range(fmt: Format) -> (u32, u32) {
+    let w = fmt.fraction_bits + 1;
+    (
+        digits_const((1u64 << (w - 1)).saturating_sub(5)),
+        digits_const((10u64 << w) + 5),
+    )
 }
 
 /// Fixed-point numbers below carry 64 fraction bits; each computed one is
@@ -187,7 +226,8 @@ fn near_integer(x: u128) -> bool {
     (x as u64).wrapping_add(SLACK) <= 2 * SLACK
 }
 
-/// `shortest` for a value whose neighbours are both half a step away, from
+/// The decimal pp_value prints for a normal value `c * 2^q` of `fmt` that
+/// is not a power of two (its neighbours are both half a step away), from
 /// one 128 x 64-bit product instead of Schubfach's three; `None` when a
 /// decision falls too close to a boundary to be made this way, which
 /// `exact` then makes: the ties, and the values whose bounds are exactly
@@ -197,11 +237,11 @@ fn near_integer(x: u128) -> bool {
 /// With 10^k <= 2^q < 10^(k+1) and g = ceil(2^128 * 2^(q-h) / 10^k) (the
 /// table's entry, h in 1..=4): the value in units of 10^k is
 /// P = c * 2^q / 10^k = g * (c << h) / 2^128 and the interval's half-width
-/// is D = 2^(q-1) / 10^k = g * 2^(h-1) / 2^128, with D >= 1/2. Computed as
-/// floor(g * (c << h) / 2^64) and floor(g / 2^(65-h)), both are within one
-/// unit of 2^-64 of the truth (g exceeds the real factor by under one, times
-/// c << h < 2^57 that is under 2^-71 after the scaling; the floors lose under
-/// one unit), so P - D and P + D are within two.
+/// is D = 2^(q-1) / 10^k = g * 2^(h-1) / 2^128, with 1/2 <= D < 5. Computed
+/// as floor(g * (c << h) / 2^64) and floor(g / 2^(65-h)), both are within
+/// one unit of 2^-64 of the truth (g exceeds the real factor by under one,
+/// times c << h < 2^57 that is under 2^-71 after the scaling; the floors
+/// lose under one unit), so P - D and P + D are within two.
 ///
 /// When neither bound is within SLACK of an integer, the bounds' integer
 /// parts are exact and no boundary is a candidate, so which boundaries the
@@ -210,43 +250,46 @@ fn near_integer(x: u128) -> bool {
 /// digit fewer; two cannot fit, as 2D < 10); else the integer nearest P,
 /// which is inside as it is within 1/2 <= D. Its tie (the fraction of P
 /// within SLACK of 1/2) is left to `exact`.
+///
+/// The answer is placed as it is, trailing zeros and all: the layout counts
+/// the digits that matter from the text, so nothing here divides them out.
 #[inline(always)]
-pub fn fast(c: u64, q: i32) -> Option<Decimal> {
+pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
     let k = floor_log10_pow2(q);
     let h = q + floor_log2_pow10(-k) + 1;
     let g = *POW10.get((-k - POW10_MIN) as usize)?;
-    let m = u128::from(c << h);
-    let p = ((g >> 64) * m) + (((g as u64 as u128) * m) >> 64);
-    let d = g >> (65 - h);
+    let (g_hi, g_lo) = ((g >> 64) as u64, g as u64);
+    let m = c << h;
+    let p = u128::from(g_hi) * u128::from(m) + ((u128::from(g_lo) * u128::from(m)) >> 64);
+    // g >> (65 - h), in two 64-bit shifts that cannot reach 64.
+    let h = (h - 1) as u32 & 3;
+    let d = u128::from(g_hi) << h | u128::from((g_lo >> 1) >> (63 - h));
     let (upper, lower) = (p + d, p - d);
     let frac = p as u64;
     let tie = near_integer(u128::from(frac ^ 1 << 63));
     if near_integer(upper) | near_integer(lower) | tie {
         return None;
     }
+    let (fewest, most) = count_range(fmt);
     let s = (p >> 64) as u64;
-    let (len, scale) = digit_count(s);
-    // The multiple of ten below the upper bound is 10 * tens; it is inside
-    // iff above the lower bound's integer part. Below 10 there is no fewer
-    // digit: 0.1 and 0.09 both have one, and the nearer wins.
-    let tens = (upper >> 64) as u64 / 10;
-    let shorter = s >= 10 && 10 * tens > (lower >> 64) as u64;
+    // The multiple of ten below the upper bound, in units of 10^k, is
+    // inside iff above the lower bound's integer part. Below 10 there is
+    // no fewer digit: 0.1 and 0.09 both have one, and the nearer wins.
+    let tens = (upper >> 64) as u64 / 10 * 10;
+    let shorter = tens > (lower >> 64) as u64 && (fewest > 1 || s >= 10);
     let nearest = s + u64::from(frac > 1 << 63);
-    let digits = select(shorter, tens, nearest);
-    let exp = k + i32::from(shorter);
-    // Only the shorter answer (or 10 for s = 9) can end in 0; rarely.
-    if digits.is_multiple_of(10) {
-        return Some(trim(digits, exp));
+    let cand = select(shorter, tens, nearest);
+    // The count is one of fewest..=most (two values for float64, three for
+    // float32): comparisons, not a table.
+    let mut count = fewest;
+    let mut j = fewest;
+    while j < most {
+        count += u32::from(cand >= scale_of(17 - j));
+        j += 1;
     }
-    // s + 1 has s's length and the shorter answer one less, unless they
-    // are powers of ten, which end in 0.
-    let len = len - u32::from(shorter);
-    let scaled = select(shorter, tens * (10 * scale), nearest * scale);
-    Some(Decimal {
-        digits,
-        exp,
-        len,
-        scaled,
+    Some(Placed {
+        scaled: cand * scale_of(17 + count - places(fmt)),
+        x: k + count as i32 - 1,
     })
 }
 

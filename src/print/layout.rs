@@ -4,7 +4,7 @@
 //! Digits go straight to their final place, eight per word store, with no
 //! scratch copy.
 
-use super::digits::{count_digits, Decimal};
+use super::digits::{count_digits, Placed};
 use super::FORMAT_MAX;
 
 /// The text being written into the caller's buffer. Every method inlines
@@ -155,20 +155,16 @@ impl<'a> Writer<'a> {
 
     /// A positive decimal by SEMANTICS.md's rule: positionally iff its first
     /// digit's exponent X is in -4..16, else as d.ddde±XX. `WIDE` is whether
-    /// the format's decimals can have more than 9 digits (float64's have up
-    /// to 17; every other format's at most 9).
+    /// it has 17 places (float64's) or 9 (see `digits::places`).
     ///
-    /// The digits are scaled to exactly 17 (or 9) by appending zeros, and
-    /// written as a first digit and one word at fixed offsets: the text's
-    /// shape moves where they go and where it ends, but the digit count
-    /// never steers a jump, and the appended zeros are an integer's
-    /// trailing ones.
+    /// The digits, trailing zeros and all, are written as a first digit and
+    /// one word at fixed offsets: the text's shape moves where they go and
+    /// where it ends, but the digit count never steers a jump, and the
+    /// trailing zeros are an integer's last digits or scratch past the end.
     #[inline(always)]
-    pub fn decimal<const WIDE: bool>(&mut self, d: Decimal) {
-        let most = if WIDE { 17 } else { 9 };
-        let n = (d.len as usize).clamp(1, most);
-        let x = d.exp + n as i32 - 1;
-        let (first, rest) = split::<WIDE>(d.scaled);
+    pub fn decimal<const WIDE: bool>(&mut self, d: Placed) {
+        let x = d.x;
+        let (first, rest, n) = split::<WIDE>(d.scaled);
         let at = self.len;
         // Every offset below is under WINDOW (longest: 17 digits and a "."
         // in the middle shape), and no text here starts past 26.
@@ -231,24 +227,49 @@ fn word<const N: usize>(win: &mut [u8; WINDOW], at: usize, w: [u8; N]) {
 /// Sixteen ASCII zeros.
 const ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
 
-/// Digits left-aligned in 17 places (`Decimal::scaled`; at most 9 of them
-/// significant unless WIDE): the first in ASCII, and the next 16 (or 8,
-/// then '0's) in ASCII from the low byte.
+/// Digits left-aligned in 17 places (9 unless WIDE): the first in ASCII,
+/// the next 16 (or 8, then '0's) in ASCII from the low byte, and how many
+/// digits there are up to the last that is not 0 (the decimal's length).
 #[inline(always)]
-fn split<const WIDE: bool>(v: u64) -> (u8, u128) {
+fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
     if WIDE {
         // The low eight first: they need one division, the others two.
         let (top, lo) = (v / 100_000_000, v % 100_000_000);
         let (first, hi) = (top / 100_000_000, top % 100_000_000);
-        let (hi, lo) = (eight_digits(hi as u32), eight_digits(lo as u32));
-        (b'0' + first as u8, u128::from(hi) | u128::from(lo) << 64)
+        let (rest, n) = sixteen(hi as u32, lo as u32);
+        (b'0' + first as u8, rest, 1 + n as usize)
     } else {
-        let v = v / 100_000_000;
         let (first, rest) = (v / 100_000_000, v % 100_000_000);
-        let lo = eight_digits(rest as u32);
-        (b'0' + first as u8, u128::from(lo) | ZEROS << 64)
+        let rest = eight_digits(rest as u32);
+        let n = 1 + significant(rest) as usize;
+        (b'0' + first as u8, u128::from(rest) | ZEROS << 64, n)
     }
 }
+
+/// How many of the eight ASCII digits in `w` come up to the last that is not 0.
+#[inline(always)]
+fn significant(w: u64) -> u32 {
+    (64 - (w ^ 0x3030_3030_3030_3030).leading_zeros()).div_ceil(8)
+}
+
+/// `sse2::sixteen` for every machine, word by word; the tests hold the SIMD
+/// version to this one.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn sixteen_scalar(hi: u32, lo: u32) -> (u128, u32) {
+    let (hi, lo) = (eight_digits(hi), eight_digits(lo));
+    let n = if lo == 0x3030_3030_3030_3030 {
+        significant(hi)
+    } else {
+        8 + significant(lo)
+    };
+    (u128::from(hi) | u128::from(lo) << 64, n)
+}
+
+#[cfg(target_arch = "x86_64")]
+use super::sse2::sixteen;
+#[cfg(not(target_arch = "x86_64"))]
+use sixteen_scalar as sixteen;
 
 /// "e±XX" or "e±XXX" for the exponent x in the low bytes of a word, and
 /// that length in its top byte.

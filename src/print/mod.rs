@@ -6,11 +6,14 @@ pub mod digits;
 mod layout;
 mod memo;
 pub mod pow10;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // SSE2 intrinsics: the one place in print allowed it
+mod sse2;
 
 use crate::format::{Format, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
-use digits::{shortest, Decimal};
+use digits::{exact, fast, places, Decimal, Placed};
 use layout::Writer;
 
 /// Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
@@ -25,23 +28,40 @@ pub enum PrintError {
     NotValue,
 }
 
-/// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`.
+/// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`,
+/// by Schubfach's exact decision alone (`float` tries the fast path first).
 #[inline(always)]
 pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     let f = fmt.fraction_bits;
     let exp = (mag >> f) as i32;
     let frac = mag & fmt.fraction_mask();
     if exp == 0 {
-        shortest(frac, fmt.emin() - f as i32, false)
+        exact(frac, fmt.emin() - f as i32, false)
     } else {
         // A power of two has its lower neighbour a quarter step away, unless
         // that neighbour is the largest subnormal (exponent field 1).
-        shortest(
+        exact(
             frac | 1 << f,
             exp - fmt.bias - f as i32,
             frac == 0 && exp > 1,
         )
     }
+}
+
+/// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`: a
+/// normal value that is not a power of two (nearly all) tries the one-
+/// product path first.
+#[inline(always)]
+fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
+    let f = fmt.fraction_bits;
+    let exp = mag >> f;
+    let frac = mag & fmt.fraction_mask();
+    if exp != 0 && frac != 0 {
+        if let Some(p) = fast(fmt, frac | 1 << f, exp as i32 - fmt.bias - f as i32) {
+            return p;
+        }
+    }
+    decimal_of_bits(fmt, mag).placed(fmt)
 }
 
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
@@ -58,12 +78,11 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
         return w.bytes(if mag == 0 { b"0" } else { b"inf" });
     }
     w.minus_if(bits & fmt.sign_mask() != 0);
-    let d = decimal_of_bits(fmt, mag);
-    // Only float64's decimals reach 17 digits; the others' stop at 9.
-    if fmt.fraction_bits > F32.fraction_bits {
-        w.decimal::<true>(d)
+    let p = placed_of_bits(fmt, mag);
+    if places(fmt) == 17 {
+        w.decimal::<true>(p)
     } else {
-        w.decimal::<false>(d)
+        w.decimal::<false>(p)
     }
 }
 
