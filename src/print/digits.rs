@@ -149,6 +149,32 @@ const fn floor_log2_pow10(e: i32) -> i32 {
     (e * 1741647) >> 19
 }
 
+/// The binary exponents of normal values, in every format here (float64's
+/// q = e - 1075 for e in 1..=2046; the others' lie inside).
+const Q_MIN: i32 = -1074;
+const Q_MAX: i32 = 971;
+
+/// Per binary exponent q of a normal value: POW10's entry for k =
+/// floor(log10(2^q)) shifted so that the value's significand always takes
+/// the same shift (4) in `fast`, rounded up: ceil(g / 2^(4 - h)) is
+/// ceil(2^128 * 2^(q-4) / 10^k), as ceil(ceil(x) / n) = ceil(x / n). One
+/// load then replaces finding h and two variable shifts per value.
+// Indexing in a constant initialiser: out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
+static BY_EXPONENT: [u128; (Q_MAX - Q_MIN + 1) as usize] = {
+    let mut t = [0; (Q_MAX - Q_MIN + 1) as usize];
+    let mut q = Q_MIN;
+    while q <= Q_MAX {
+        let k = floor_log10_pow2(q);
+        let h = q + floor_log2_pow10(-k) + 1;
+        let g = POW10[(-k - POW10_MIN) as usize];
+        let shift = 4 - h;
+        t[(q - Q_MIN) as usize] = (g >> shift) + (g & ((1 << shift) - 1) != 0) as u128;
+        q += 1;
+    }
+    t
+};
+
 /// The top 64 bits of `g * cp / 2^64`, rounded to odd: the exact quotient
 /// when it is an integer, otherwise an odd number next to it. Comparing it
 /// with even numbers is then exact (Schubfach's key step).
@@ -234,14 +260,14 @@ fn near_integer(x: u128) -> bool {
 /// integers (few fraction bits in units of 10^k; 0.3% of random float64
 /// values, 2% of float32, more in the narrow formats).
 ///
-/// With 10^k <= 2^q < 10^(k+1) and g = ceil(2^128 * 2^(q-h) / 10^k) (the
-/// table's entry, h in 1..=4): the value in units of 10^k is
-/// P = c * 2^q / 10^k = g * (c << h) / 2^128 and the interval's half-width
-/// is D = 2^(q-1) / 10^k = g * 2^(h-1) / 2^128, with 1/2 <= D < 5. Computed
-/// as floor(g * (c << h) / 2^64) and floor(g / 2^(65-h)), both are within
-/// one unit of 2^-64 of the truth (g exceeds the real factor by under one,
-/// times c << h < 2^57 that is under 2^-71 after the scaling; the floors
-/// lose under one unit), so P - D and P + D are within two.
+/// With 10^k <= 2^q < 10^(k+1) and g = ceil(2^128 * 2^(q-4) / 10^k)
+/// (`BY_EXPONENT`): the value in units of 10^k is
+/// P = c * 2^q / 10^k = g * (c << 4) / 2^128 and the interval's half-width
+/// is D = 2^(q-1) / 10^k = g * 2^3 / 2^128, with 1/2 <= D < 5. Computed as
+/// floor(g * (c << 4) / 2^64) and floor(g / 2^61), both are within one unit
+/// of 2^-64 of the truth (g exceeds the real factor by under one, times
+/// c << 4 < 2^57 that is under 2^-71 after the scaling; the floors lose
+/// under one unit), so P - D and P + D are within two.
 ///
 /// When neither bound is within SLACK of an integer, the bounds' integer
 /// parts are exact and no boundary is a candidate, so which boundaries the
@@ -256,14 +282,11 @@ fn near_integer(x: u128) -> bool {
 #[inline(always)]
 pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
     let k = floor_log10_pow2(q);
-    let h = q + floor_log2_pow10(-k) + 1;
-    let g = *POW10.get((-k - POW10_MIN) as usize)?;
+    let g = *BY_EXPONENT.get(q.wrapping_sub(Q_MIN) as usize)?;
     let (g_hi, g_lo) = ((g >> 64) as u64, g as u64);
-    let m = c << h;
+    let m = c << 4;
     let p = u128::from(g_hi) * u128::from(m) + ((u128::from(g_lo) * u128::from(m)) >> 64);
-    // g >> (65 - h), in two 64-bit shifts that cannot reach 64.
-    let h = (h - 1) as u32 & 3;
-    let d = u128::from(g_hi) << h | u128::from((g_lo >> 1) >> (63 - h));
+    let d = g >> 61;
     let (upper, lower) = (p + d, p - d);
     let frac = p as u64;
     let tie = near_integer(u128::from(frac ^ 1 << 63));
