@@ -164,7 +164,8 @@ impl<'a> Writer<'a> {
     #[inline(always)]
     pub fn decimal<const WIDE: bool>(&mut self, d: Placed) {
         let x = d.x;
-        let (first, rest, n) = split::<WIDE>(d.scaled);
+        let (first, rest, more) = split::<WIDE>(d.scaled);
+        let n = 1 + more;
         let at = self.len;
         // Every offset below is under WINDOW (longest: 17 digits and a "."
         // in the middle shape), and no text here starts past 26.
@@ -176,7 +177,7 @@ impl<'a> Writer<'a> {
             put(win, 0, first);
             put(win, 1, b'.');
             word(win, 2, rest.to_le_bytes());
-            let p = n + usize::from(n > 1);
+            let p = n + usize::from(more > 0);
             let (e, len) = exponent(x);
             word(win, p, e);
             p + len
@@ -229,20 +230,20 @@ const ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
 
 /// Digits left-aligned in 17 places (9 unless WIDE): the first in ASCII,
 /// the next 16 (or 8, then '0's) in ASCII from the low byte, and how many
-/// digits there are up to the last that is not 0 (the decimal's length).
+/// of those come up to the last that is not 0 (the decimal's length - 1).
 #[inline(always)]
 fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
     if WIDE {
         // The low eight first: they need one division, the others two.
         let (top, lo) = (v / 100_000_000, v % 100_000_000);
         let (first, hi) = (top / 100_000_000, top % 100_000_000);
-        let (rest, n) = sixteen(hi as u32, lo as u32);
-        (b'0' + first as u8, rest, 1 + n as usize)
+        let (rest, more) = sixteen(hi as u32, lo as u32);
+        (b'0' + first as u8, rest, more as usize)
     } else {
         let (first, rest) = (v / 100_000_000, v % 100_000_000);
         let rest = eight_digits(rest as u32);
-        let n = 1 + significant(rest) as usize;
-        (b'0' + first as u8, u128::from(rest) | ZEROS << 64, n)
+        let more = significant(rest) as usize;
+        (b'0' + first as u8, u128::from(rest) | ZEROS << 64, more)
     }
 }
 
@@ -285,32 +286,28 @@ const fn exponent_word(x: i32) -> u64 {
     }
 }
 
-/// Every exponent a text can have (float64's reach -324 and 308), as
-/// `exponent_word`s: one load per text instead of a dozen operations.
-const EXP_LIMIT: i32 = 330;
+/// Every exponent a text can have (float64's reach -324 and 308) and
+/// more, as `exponent_word`s indexed by the exponent's low ten bits: one
+/// load per text, with no bound to check.
+const EXP_SPAN: usize = 1024;
 // Indexing in a constant initialiser: out of range would fail the build.
 #[allow(clippy::indexing_slicing)]
-static EXPONENTS: [u64; 2 * EXP_LIMIT as usize + 1] = {
-    let mut t = [0; 2 * EXP_LIMIT as usize + 1];
-    let mut x = -EXP_LIMIT;
-    while x <= EXP_LIMIT {
-        t[(x + EXP_LIMIT) as usize] = exponent_word(x);
+static EXPONENTS: [u64; EXP_SPAN] = {
+    let mut t = [0; EXP_SPAN];
+    let mut x = -(EXP_SPAN as i32) / 2;
+    while x < EXP_SPAN as i32 / 2 {
+        t[x as usize % EXP_SPAN] = exponent_word(x);
         x += 1;
     }
     t
 };
 
-/// The exponent's text in the first bytes of a word, and its length.
+/// The exponent's text in the first bytes of a word (the rest is scratch
+/// that the text's length excludes), and its length.
 #[inline(always)]
 fn exponent(x: i32) -> ([u8; 8], usize) {
-    let w = match EXPONENTS.get((x + EXP_LIMIT) as usize) {
-        Some(&w) => w,
-        None => exponent_word(x.clamp(-999, 999)),
-    };
-    (
-        (w & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes(),
-        (w >> 56) as usize,
-    )
+    let w = EXPONENTS.get(x as usize % EXP_SPAN).copied().unwrap_or(0);
+    (w.to_le_bytes(), (w >> 56) as usize)
 }
 
 #[cfg(test)]
@@ -332,7 +329,7 @@ mod tests {
 
     #[test]
     fn exponents() {
-        for x in -999..=999 {
+        for x in -512..=511 {
             let (w, len) = exponent(x);
             let want = format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs());
             assert_eq!(&w[..len], want.as_bytes(), "{x}");

@@ -48,37 +48,39 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     }
 }
 
-/// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`: a
-/// normal value that is not a power of two (nearly all) tries the one-
-/// product path first.
-#[inline(always)]
-fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
-    let f = fmt.fraction_bits;
-    let exp = mag >> f;
-    let frac = mag & fmt.fraction_mask();
-    if exp != 0 && frac != 0 {
-        if let Some(p) = fast(fmt, frac | 1 << f, exp as i32 - fmt.bias - f as i32) {
-            return p;
-        }
-    }
-    decimal_of_bits(fmt, mag).placed(fmt)
-}
-
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
 #[inline(always)]
 fn float(w: &mut Writer, fmt: Format, bits: u64) {
+    let f = fmt.fraction_bits;
     let mag = bits & fmt.magnitude_mask();
+    let frac = bits & fmt.fraction_mask();
+    let neg = bits & fmt.sign_mask() != 0;
+    // Nearly every value is normal (2^f <= mag <= max finite) and not a
+    // power of two: those try the one-product path first.
+    let normal = mag.wrapping_sub(1 << f) <= fmt.max_finite_bits() - (1 << f);
+    if normal && frac != 0 {
+        let q = (mag >> f) as i32 - fmt.bias - f as i32;
+        if let Some(p) = fast(fmt, frac | 1 << f, q) {
+            w.minus_if(neg);
+            return placed(w, fmt, p);
+        }
+    }
     // Zero, infinities and NaNs in one test: the magnitudes outside
     // 1..=max_finite.
     if mag.wrapping_sub(1) >= fmt.max_finite_bits() {
         if fmt.is_nan(bits) {
             return w.bytes(b"nan");
         }
-        w.minus_if(bits & fmt.sign_mask() != 0);
+        w.minus_if(neg);
         return w.bytes(if mag == 0 { b"0" } else { b"inf" });
     }
-    w.minus_if(bits & fmt.sign_mask() != 0);
-    let p = placed_of_bits(fmt, mag);
+    w.minus_if(neg);
+    placed(w, fmt, decimal_of_bits(fmt, mag).placed(fmt));
+}
+
+/// The layout of a placed decimal of `fmt`.
+#[inline(always)]
+fn placed(w: &mut Writer, fmt: Format, p: Placed) {
     if places(fmt) == 17 {
         w.decimal::<true>(p)
     } else {
