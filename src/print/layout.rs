@@ -47,6 +47,17 @@ impl<'a> Writer<'a> {
         Writer { buf, len: 0 }
     }
 
+    /// Hand a writer at this one's end to `f`, by value (its two fields
+    /// travel in registers through a call, not through memory), and
+    /// continue from where it finished.
+    #[inline(always)]
+    pub fn pass(&mut self, f: impl FnOnce(Writer) -> usize) {
+        self.len = f(Writer {
+            buf: &mut *self.buf,
+            len: self.len,
+        });
+    }
+
     /// The text's length.
     #[inline(always)]
     pub fn finish(self) -> usize {

@@ -65,17 +65,28 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
             return placed(w, fmt, p);
         }
     }
+    w.pass(|w| rare(w, fmt, bits));
+}
+
+/// `float` for the values `fast` does not take: zero, infinities, NaNs,
+/// subnormals, powers of two and the decisions near a boundary. A function
+/// of its own so that the common path saves no registers for it.
+#[cold]
+#[inline(never)]
+fn rare(mut w: Writer, fmt: Format, bits: u64) -> usize {
+    let mag = bits & fmt.magnitude_mask();
     // Zero, infinities and NaNs in one test: the magnitudes outside
     // 1..=max_finite.
-    if mag.wrapping_sub(1) >= fmt.max_finite_bits() {
-        if fmt.is_nan(bits) {
-            return w.bytes(b"nan");
-        }
-        w.minus_if(neg);
-        return w.bytes(if mag == 0 { b"0" } else { b"inf" });
+    if mag.wrapping_sub(1) < fmt.max_finite_bits() {
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        placed(&mut w, fmt, decimal_of_bits(fmt, mag).placed(fmt));
+    } else if fmt.is_nan(bits) {
+        w.bytes(b"nan");
+    } else {
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        w.bytes(if mag == 0 { b"0" } else { b"inf" });
     }
-    w.minus_if(neg);
-    placed(w, fmt, decimal_of_bits(fmt, mag).placed(fmt));
+    w.finish()
 }
 
 /// The layout of a placed decimal of `fmt`.
