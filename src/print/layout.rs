@@ -247,7 +247,10 @@ fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
     if WIDE {
         // The low eight first: they need one division, the others two.
         let (top, lo) = (v / 100_000_000, v % 100_000_000);
-        let (first, hi) = (top / 100_000_000, top % 100_000_000);
+        // top / 10^8 for top < 10^9, from top: written as a division, it
+        // would be folded into v / 10^16, a second wide multiplication.
+        let first = (top * 1_441_151_881) >> 57;
+        let hi = top - first * 100_000_000;
         let (rest, more) = sixteen(hi as u32, lo as u32);
         (b'0' + first as u8, rest, more as usize)
     } else {

@@ -10,7 +10,7 @@ pub mod pow10;
 #[allow(unsafe_code)] // SSE2 intrinsics: the one place in print allowed it
 mod sse2;
 
-use crate::format::{Format, F32, F64};
+use crate::format::{Format, Specials, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
 use digits::{exact, fast, places, Decimal, Placed};
@@ -57,7 +57,12 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
     let neg = bits & fmt.sign_mask() != 0;
     // Nearly every value is normal (2^f <= mag <= max finite) and not a
     // power of two: those try the one-product path first.
-    let normal = mag.wrapping_sub(1 << f) <= fmt.max_finite_bits() - (1 << f);
+    let normal = if fmt.specials == Specials::FnNan {
+        mag.wrapping_sub(1 << f) <= fmt.max_finite_bits() - (1 << f)
+    } else {
+        // The exponent field, from 1 to the largest finite one.
+        (mag >> f).wrapping_sub(1) < fmt.max_finite_bits() >> f
+    };
     if normal && frac != 0 {
         let q = (mag >> f) as i32 - fmt.bias - f as i32;
         if let Some(p) = fast(fmt, frac | 1 << f, q) {
