@@ -48,15 +48,12 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     }
 }
 
-/// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
+/// `fast` for a magnitude `mag` of `fmt`, if it is normal and not a power
+/// of two (nearly all are; the others take `exact`).
 #[inline(always)]
-fn float(w: &mut Writer, fmt: Format, bits: u64) {
+fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
     let f = fmt.fraction_bits;
-    let mag = bits & fmt.magnitude_mask();
-    let frac = bits & fmt.fraction_mask();
-    let neg = bits & fmt.sign_mask() != 0;
-    // Nearly every value is normal (2^f <= mag <= max finite) and not a
-    // power of two: those try the one-product path first.
+    let frac = mag & fmt.fraction_mask();
     let normal = if fmt.specials == Specials::FnNan {
         mag.wrapping_sub(1 << f) <= fmt.max_finite_bits() - (1 << f)
     } else {
@@ -64,11 +61,24 @@ fn float(w: &mut Writer, fmt: Format, bits: u64) {
         (mag >> f).wrapping_sub(1) < fmt.max_finite_bits() >> f
     };
     if normal && frac != 0 {
-        let q = (mag >> f) as i32 - fmt.bias - f as i32;
-        if let Some(p) = fast(fmt, frac | 1 << f, q) {
-            w.minus_if(neg);
-            return placed(w, fmt, p);
-        }
+        fast(fmt, frac | 1 << f, (mag >> f) as i32 - fmt.bias - f as i32)
+    } else {
+        None
+    }
+}
+
+/// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`, as
+/// `float` finds it (the engine alone, for benchmarks and tests).
+pub fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
+    try_fast(fmt, mag).unwrap_or_else(|| decimal_of_bits(fmt, mag).placed(fmt))
+}
+
+/// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
+#[inline(always)]
+fn float(w: &mut Writer, fmt: Format, bits: u64) {
+    if let Some(p) = try_fast(fmt, bits & fmt.magnitude_mask()) {
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        return placed(w, fmt, p);
     }
     w.pass(|w| rare(w, fmt, bits));
 }

@@ -2,7 +2,7 @@
 //! random finite values, beside ryu, dragonbox and zmij (float64, float32) on
 //! the same values in the same run. Prints a markdown table.
 
-use nx_dtype::print::{decimal_of_bits, format_elem, FORMAT_MAX};
+use nx_dtype::print::{format_elem, placed_of_bits, FORMAT_MAX};
 use nx_dtype::table::Dtype;
 use std::hint::black_box;
 use std::time::Instant;
@@ -72,7 +72,7 @@ fn main() {
             .map(|&b| b as u64 & fmt.magnitude_mask())
             .filter(|&m| m != 0)
             .collect();
-        let engine = time(&mags, |m| decimal_of_bits(fmt, m).digits as usize);
+        let engine = time(&mags, |m| placed_of_bits(fmt, m).scaled as usize);
         let (mut r, mut d, mut z) = ("".to_string(), "".to_string(), "".to_string());
         if code == 0 {
             let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
@@ -99,5 +99,5 @@ fn main() {
     println!("ns per value, best of {ROUNDS} rounds over {N} random finite values (random bit patterns);");
     println!("nx_dtype text is `print::format_elem` (digits and layout, into a 64-byte buffer;");
     println!("the formats of at most 16 bits copy the text remembered from the first print);");
-    println!("digits only is `print::decimal_of_bits`, the engine without layout or memo.");
+    println!("digits only is `print::placed_of_bits`, the engine without layout or memo.");
 }
