@@ -303,15 +303,19 @@ pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
     let nearest = s + u64::from(frac > 1 << 63);
     let cand = select(shorter, tens, nearest);
     // The count is one of fewest..=most (two values for float64, three for
-    // float32): comparisons, not a table.
+    // float32): comparisons, and the scalings side by side with a select
+    // each, not a table load and a multiplication after the count.
     let mut count = fewest;
+    let mut scaled = cand * scale_of(17 + fewest - places(fmt));
     let mut j = fewest;
     while j < most {
-        count += u32::from(cand >= scale_of(17 - j));
+        let longer = cand >= scale_of(17 - j);
+        count += u32::from(longer);
+        scaled = select(longer, cand * scale_of(18 + j - places(fmt)), scaled);
         j += 1;
     }
     Some(Placed {
-        scaled: cand * scale_of(17 + count - places(fmt)),
+        scaled,
         x: k + count as i32 - 1,
     })
 }

@@ -269,7 +269,8 @@ fn significant(w: u64) -> u32 {
 
 /// `sse2::sixteen` for every machine, word by word; the tests hold the SIMD
 /// version to this one.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+// On x86-64 only the tests use it.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 #[inline(always)]
 fn sixteen_scalar(hi: u32, lo: u32) -> (u128, u32) {
     let (hi, lo) = (eight_digits(hi), eight_digits(lo));
@@ -338,6 +339,54 @@ mod tests {
         }
         for v in [0, 9, 10, 99, 100, 9999, 10_000, 99_999_999] {
             assert_eq!(&eight_digits(v).to_le_bytes(), format!("{v:08}").as_bytes());
+        }
+    }
+
+    /// Every value below 10^8 in each half (the halves are independent
+    /// lanes), the other half walking through lengths and zeros: the SIMD
+    /// digits and their count against the word-by-word twin.
+    #[test]
+    fn sixteen_digits_every_half() {
+        let others = [0, 99_999_999, 10_000_001];
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            for &o in &others {
+                assert_eq!(sixteen(v, o), sixteen_scalar(v, o), "{v} {o}");
+                assert_eq!(sixteen(o, v), sixteen_scalar(o, v), "{o} {v}");
+            }
+            // All of them in release builds, a stride in debug ones.
+            v += if cfg!(debug_assertions) { 9973 } else { 1 };
+        }
+        let (text, more) = sixteen_scalar(12_345_678, 90_000_000);
+        assert_eq!(&text.to_le_bytes(), b"1234567890000000");
+        assert_eq!(more, 9);
+    }
+
+    /// The first digit, the rest and their count at every first digit and
+    /// around every power of ten, both widths.
+    #[test]
+    fn split_at_boundaries() {
+        let mut cases = vec![1, 9, 99_999_999_999_999_999];
+        for first in 1..10u64 {
+            for k in 0..17 {
+                let p = 10u64.pow(k);
+                let base = first * 10u64.pow(16);
+                cases.extend([base, base + p, base + p - 1, base - 1]);
+            }
+        }
+        for v in cases {
+            let v = v.min(99_999_999_999_999_999);
+            let text = format!("{v:017}");
+            let (first, rest, more) = split::<true>(v);
+            assert_eq!(first, text.as_bytes()[0], "{v}");
+            assert_eq!(&rest.to_le_bytes(), &text.as_bytes()[1..], "{v}");
+            assert_eq!(more, text[1..].trim_end_matches('0').len(), "{v}");
+            let narrow = v / 100_000_000;
+            let text = format!("{narrow:09}");
+            let (first, rest, more) = split::<false>(narrow);
+            assert_eq!(first, text.as_bytes()[0], "{narrow}");
+            assert_eq!(&rest.to_le_bytes()[..8], &text.as_bytes()[1..], "{narrow}");
+            assert_eq!(more, text[1..].trim_end_matches('0').len(), "{narrow}");
         }
     }
 

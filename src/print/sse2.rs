@@ -25,10 +25,12 @@ pub fn sixteen(hi: u32, lo: u32) -> (u128, u32) {
 fn sixteen_sse2(hi: u32, lo: u32) -> (u128, u32) {
     // Two 64-bit lanes: hi's (the first digits) low.
     let v = _mm_set_epi64x(i64::from(lo), i64::from(hi));
-    // v / 10^4 = v * ceil(2^40 / 10^4) >> 40 for v < 10^8.
+    // v / 10^4 = v * ceil(2^40 / 10^4) >> 40 for v < 10^8; then
+    // v + q * (2^32 - 10^4) is the remainder with q above it, in one
+    // multiply-add, and a shuffle swaps the two.
     let q = _mm_srli_epi64::<40>(_mm_mul_epu32(v, _mm_set1_epi64x(109_951_163)));
-    let r = _mm_sub_epi64(v, _mm_mul_epu32(q, _mm_set1_epi64x(10_000)));
-    let v = _mm_or_si128(q, _mm_slli_epi64::<32>(r));
+    let v = _mm_add_epi64(v, _mm_mul_epu32(q, _mm_set1_epi64x((1 << 32) - 10_000)));
+    let v = _mm_shuffle_epi32::<0b10_11_00_01>(v);
     // Four 32-bit lanes < 10^4: x / 100 = x * 5243 >> 19.
     let q = _mm_srli_epi16::<3>(_mm_mulhi_epu16(v, _mm_set1_epi32(5243)));
     let r = _mm_sub_epi16(v, _mm_mullo_epi16(q, _mm_set1_epi32(100)));
