@@ -69,8 +69,17 @@ fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
 
 /// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`, as
 /// `float` finds it (the engine alone, for benchmarks and tests).
+#[inline]
 pub fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
-    try_fast(fmt, mag).unwrap_or_else(|| decimal_of_bits(fmt, mag).placed(fmt))
+    try_fast(fmt, mag).unwrap_or_else(|| exact_placed(fmt, mag))
+}
+
+/// `decimal_of_bits`, placed: out of line, so that the paths around `fast`
+/// save no registers for it.
+#[cold]
+#[inline(never)]
+fn exact_placed(fmt: Format, mag: u64) -> Placed {
+    decimal_of_bits(fmt, mag).placed(fmt)
 }
 
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
@@ -94,7 +103,7 @@ fn rare(mut w: Writer, fmt: Format, bits: u64) -> usize {
     // 1..=max_finite.
     if mag.wrapping_sub(1) < fmt.max_finite_bits() {
         w.minus_if(bits & fmt.sign_mask() != 0);
-        placed(&mut w, fmt, decimal_of_bits(fmt, mag).placed(fmt));
+        placed(&mut w, fmt, exact_placed(fmt, mag));
     } else if fmt.is_nan(bits) {
         w.bytes(b"nan");
     } else {
