@@ -14,20 +14,20 @@
 //! format of at most 16 bits against an exact-rational reference
 //! (tests/print.rs), and every float32 by `--ignored every_float32`.
 //!
-//! Most values take `fast`, one product and a margin test, and only the
-//! few that fall near a boundary take Schubfach's exact three-product
-//! decision (`exact`); tests/print.rs checks that the two agree wherever
-//! `fast` answers, on every float32 (`--ignored fast_path_every_float32`),
-//! every value of the 16-bit formats and millions of float64 values.
+//! Normal values that are not powers of two (nearly all) take `fast`, one
+//! product from a table per binary exponent and a margin test; the others,
+//! and the few that fall near a boundary, take Schubfach's exact
+//! three-product decision (`exact`). tests/print.rs checks that the two
+//! agree wherever `fast` answers, on every float32
+//! (`--ignored fast_path_every_float32`), every value of the 16-bit formats
+//! and millions of float64 values.
 
 use super::pow10::{POW10, POW10_MIN};
 use crate::format::{Format, F32};
 
-/// A positive decimal `digits * 10^exp`; `digits` has no trailing zero
-/// and `len` digits, and `scaled` is `digits * 10^(17 - len)` (the digits
-/// left-aligned in 17 places, as the layout writes them). On the fast path
-/// both come from the engine's intermediate values rather than from
-/// `digits`, which lets the layout start earlier.
+/// A positive decimal `digits * 10^exp` (`exact`'s answer); `digits` has no
+/// trailing zero and `len` digits, and `scaled` is `digits * 10^(17 - len)`
+/// (the digits left-aligned in 17 places). `placed` gives the layout's form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decimal {
     pub digits: u64,
