@@ -281,6 +281,20 @@ fn near_integer(x: u128) -> bool {
 /// the digits that matter from the text, so nothing here divides them out.
 #[inline(always)]
 pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
+    decide::<false>(fmt, c, q)
+}
+
+/// `fast`, settling the decisions near a boundary where `near_boundary`
+/// can: every value `fast` takes but a few that no test has met. Apart
+/// from `fast` so that its common path keeps no registers for this one.
+#[inline(always)]
+pub fn fast_settled(fmt: Format, c: u64, q: i32) -> Option<Placed> {
+    decide::<true>(fmt, c, q)
+}
+
+/// `fast` (SETTLE false: `None` near a boundary) or `fast_settled`.
+#[inline(always)]
+fn decide<const SETTLE: bool>(fmt: Format, c: u64, q: i32) -> Option<Placed> {
     let k = floor_log10_pow2(q);
     let g = *BY_EXPONENT.get(q.wrapping_sub(Q_MIN) as usize)?;
     let (g_hi, g_lo) = ((g >> 64) as u64, g as u64);
@@ -289,18 +303,30 @@ pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
     let d = g >> 61;
     let (upper, lower) = (p + d, p - d);
     let frac = p as u64;
-    let tie = near_integer(u128::from(frac ^ 1 << 63));
-    if near_integer(upper) | near_integer(lower) | tie {
-        return None;
-    }
-    let (fewest, most) = count_range(fmt);
     let s = (p >> 64) as u64;
-    // The multiple of ten below the upper bound, in units of 10^k, is
-    // inside iff above the lower bound's integer part. Below 10 there is
-    // no fewer digit: 0.1 and 0.09 both have one, and the nearer wins.
-    let tens = (upper >> 64) as u64 / 10 * 10;
-    let shorter = tens > (lower >> 64) as u64 && (fewest > 1 || s >= 10);
-    let nearest = s + u64::from(frac > 1 << 63);
+    let (near_upper, near_lower) = (near_integer(upper), near_integer(lower));
+    let tie = near_integer(u128::from(frac ^ 1 << 63));
+    // In units of 10^k: the greatest integer inside the interval, the
+    // least, and the nearest to the value. Away from the boundaries they
+    // come straight from the fixed-point numbers.
+    let (most_in, least_in, nearest) = if near_upper | near_lower | tie {
+        if !SETTLE {
+            return None;
+        }
+        near_boundary(c, q, k, (upper, lower, p), (near_upper, near_lower, tie))?
+    } else {
+        (
+            (upper >> 64) as u64,
+            (lower >> 64) as u64 + 1,
+            s + u64::from(frac > 1 << 63),
+        )
+    };
+    let (fewest, most) = count_range(fmt);
+    // The greatest multiple of ten inside, if any (one digit fewer). Below
+    // 10 there is no fewer digit: 0.1 and 0.09 both have one, and the
+    // nearer wins.
+    let tens = most_in / 10 * 10;
+    let shorter = tens >= least_in && (fewest > 1 || s >= 10);
     let cand = select(shorter, tens, nearest);
     // The count is one of fewest..=most (two values for float64, three for
     // float32): comparisons, and the scalings side by side with a select
@@ -318,6 +344,59 @@ pub fn fast(fmt: Format, c: u64, q: i32) -> Option<Placed> {
         scaled,
         x: k + count as i32 - 1,
     })
+}
+
+/// `fast_settled`'s integers when a bound or the value's fraction lies within
+/// SLACK of a decision point, where the fixed-point numbers alone cannot
+/// tell on which side the exact quantity is. Often the exact quantity's
+/// form settles it:
+///
+/// - For q >= 1 (so k >= 0 and q - 1 >= k) the bounds (2c ± 1) * 2^(q-1) /
+///   10^k are multiples of 1/5^k; with k <= 23 that grain (over 2^-54)
+///   dwarfs the error, so a bound near an integer is that integer. It is
+///   inside the interval iff c is even.
+/// - For q <= 0 the value c * 2^q / 10^k is c * 5^-k / 2^(k-q) with k <= 0,
+///   a multiple of 2^-(k-q); with k - q <= 60 that grain dwarfs the error,
+///   so a fraction near a half is exactly a half, a tie, which goes to the
+///   even integer. (Its bounds are odd multiples of 2^-(k-q+1), never near
+///   an integer at that grain.)
+///
+/// Anything else near a decision point (a grain finer than the error,
+/// which random values almost never meet) is left to `exact`.
+#[inline(always)]
+fn near_boundary(
+    c: u64,
+    q: i32,
+    k: i32,
+    (upper, lower, p): (u128, u128, u128),
+    (near_upper, near_lower, tie): (bool, bool, bool),
+) -> Option<(u64, u64, u64)> {
+    let exact_bounds = q >= 1 && k <= 23;
+    if (near_upper || near_lower) && !exact_bounds {
+        return None;
+    }
+    if tie && !(q <= 0 && k - q <= 60) {
+        return None;
+    }
+    let round = |x: u128| ((x + (1 << 63)) >> 64) as u64;
+    let excluded = c & 1;
+    let most_in = if near_upper {
+        round(upper) - excluded
+    } else {
+        (upper >> 64) as u64
+    };
+    let least_in = if near_lower {
+        round(lower) + excluded
+    } else {
+        (lower >> 64) as u64 + 1
+    };
+    let s = (p >> 64) as u64;
+    let nearest = if tie {
+        s + (s & 1)
+    } else {
+        s + u64::from(p as u64 > 1 << 63)
+    };
+    Some((most_in, least_in, nearest))
 }
 
 /// Schubfach's exact decision (see the module comment): three products

@@ -13,7 +13,7 @@ mod sse2;
 use crate::format::{Format, Specials, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
-use digits::{exact, fast, places, Decimal, Placed};
+use digits::{exact, fast, fast_settled, places, Decimal, Placed};
 use layout::Writer;
 
 /// Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
@@ -48,10 +48,11 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     }
 }
 
-/// `fast` for a magnitude `mag` of `fmt`, if it is normal and not a power
-/// of two (nearly all are; the others take `exact`).
+/// The significand and exponent of a magnitude `mag` of `fmt` that `fast`
+/// takes: normal and not a power of two (nearly all; the others take
+/// `exact`).
 #[inline(always)]
-fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
+fn fast_parts(fmt: Format, mag: u64) -> Option<(u64, i32)> {
     let f = fmt.fraction_bits;
     let frac = mag & fmt.fraction_mask();
     let normal = if fmt.specials == Specials::FnNan {
@@ -60,25 +61,32 @@ fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
         // The exponent field, from 1 to the largest finite one.
         (mag >> f).wrapping_sub(1) < fmt.max_finite_bits() >> f
     };
-    if normal && frac != 0 {
-        fast(fmt, frac | 1 << f, (mag >> f) as i32 - fmt.bias - f as i32)
-    } else {
-        None
-    }
+    (normal && frac != 0).then(|| (frac | 1 << f, (mag >> f) as i32 - fmt.bias - f as i32))
+}
+
+/// `fast` for a magnitude `mag` of `fmt`, when it takes it.
+#[inline(always)]
+fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
+    let (c, q) = fast_parts(fmt, mag)?;
+    fast(fmt, c, q)
 }
 
 /// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`, as
 /// `float` finds it (the engine alone, for benchmarks and tests).
 #[inline]
 pub fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
-    try_fast(fmt, mag).unwrap_or_else(|| exact_placed(fmt, mag))
+    try_fast(fmt, mag).unwrap_or_else(|| rare_placed(fmt, mag))
 }
 
-/// `decimal_of_bits`, placed: out of line, so that the paths around `fast`
-/// save no registers for it.
+/// The decimals `fast` leaves: near a boundary (`fast_settled`), and the
+/// values it does not take (`exact`). Out of line, so that the paths
+/// around `fast` save no registers for it.
 #[cold]
 #[inline(never)]
-fn exact_placed(fmt: Format, mag: u64) -> Placed {
+fn rare_placed(fmt: Format, mag: u64) -> Placed {
+    if let Some(p) = fast_parts(fmt, mag).and_then(|(c, q)| fast_settled(fmt, c, q)) {
+        return p;
+    }
     decimal_of_bits(fmt, mag).placed(fmt)
 }
 
@@ -103,7 +111,7 @@ fn rare(mut w: Writer, fmt: Format, bits: u64) -> usize {
     // 1..=max_finite.
     if mag.wrapping_sub(1) < fmt.max_finite_bits() {
         w.minus_if(bits & fmt.sign_mask() != 0);
-        placed(&mut w, fmt, exact_placed(fmt, mag));
+        placed(&mut w, fmt, rare_placed(fmt, mag));
     } else if fmt.is_nan(bits) {
         w.bytes(b"nan");
     } else {
