@@ -4,7 +4,7 @@
 //! Digits go straight to their final place, eight per word store, with no
 //! scratch copy.
 
-use super::digits::{count_digits, Decimal};
+use super::digits::{count_digits, Placed};
 use super::FORMAT_MAX;
 
 /// The text being written into the caller's buffer. Every method inlines
@@ -45,6 +45,17 @@ impl<'a> Writer<'a> {
     #[inline(always)]
     pub fn new(buf: &'a mut [u8; FORMAT_MAX]) -> Self {
         Writer { buf, len: 0 }
+    }
+
+    /// Hand a writer at this one's end to `f`, by value (its two fields
+    /// travel in registers through a call, not through memory), and
+    /// continue from where it finished.
+    #[inline(always)]
+    pub fn pass(&mut self, f: impl FnOnce(Writer) -> usize) {
+        self.len = f(Writer {
+            buf: &mut *self.buf,
+            len: self.len,
+        });
     }
 
     /// The text's length.
@@ -155,20 +166,17 @@ impl<'a> Writer<'a> {
 
     /// A positive decimal by SEMANTICS.md's rule: positionally iff its first
     /// digit's exponent X is in -4..16, else as d.ddde±XX. `WIDE` is whether
-    /// the format's decimals can have more than 9 digits (float64's have up
-    /// to 17; every other format's at most 9).
+    /// it has 17 places (float64's) or 9 (see `digits::places`).
     ///
-    /// The digits are scaled to exactly 17 (or 9) by appending zeros, and
-    /// written as a first digit and one word at fixed offsets: the text's
-    /// shape moves where they go and where it ends, but the digit count
-    /// never steers a jump, and the appended zeros are an integer's
-    /// trailing ones.
+    /// The digits, trailing zeros and all, are written as a first digit and
+    /// one word at fixed offsets: the text's shape moves where they go and
+    /// where it ends, but the digit count never steers a jump, and the
+    /// trailing zeros are an integer's last digits or scratch past the end.
     #[inline(always)]
-    pub fn decimal<const WIDE: bool>(&mut self, d: Decimal) {
-        let most = if WIDE { 17 } else { 9 };
-        let n = (d.len as usize).clamp(1, most);
-        let x = d.exp + n as i32 - 1;
-        let (first, rest) = split::<WIDE>(d.scaled);
+    pub fn decimal<const WIDE: bool>(&mut self, d: Placed) {
+        let x = d.x;
+        let (first, rest, more) = split::<WIDE>(d.scaled);
+        let n = 1 + more;
         let at = self.len;
         // Every offset below is under WINDOW (longest: 17 digits and a "."
         // in the middle shape), and no text here starts past 26.
@@ -180,7 +188,7 @@ impl<'a> Writer<'a> {
             put(win, 0, first);
             put(win, 1, b'.');
             word(win, 2, rest.to_le_bytes());
-            let p = n + usize::from(n > 1);
+            let p = n + usize::from(more > 0);
             let (e, len) = exponent(x);
             word(win, p, e);
             p + len
@@ -231,24 +239,53 @@ fn word<const N: usize>(win: &mut [u8; WINDOW], at: usize, w: [u8; N]) {
 /// Sixteen ASCII zeros.
 const ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
 
-/// Digits left-aligned in 17 places (`Decimal::scaled`; at most 9 of them
-/// significant unless WIDE): the first in ASCII, and the next 16 (or 8,
-/// then '0's) in ASCII from the low byte.
+/// Digits left-aligned in 17 places (9 unless WIDE): the first in ASCII,
+/// the next 16 (or 8, then '0's) in ASCII from the low byte, and how many
+/// of those come up to the last that is not 0 (the decimal's length - 1).
 #[inline(always)]
-fn split<const WIDE: bool>(v: u64) -> (u8, u128) {
+fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
     if WIDE {
         // The low eight first: they need one division, the others two.
         let (top, lo) = (v / 100_000_000, v % 100_000_000);
-        let (first, hi) = (top / 100_000_000, top % 100_000_000);
-        let (hi, lo) = (eight_digits(hi as u32), eight_digits(lo as u32));
-        (b'0' + first as u8, u128::from(hi) | u128::from(lo) << 64)
+        // top / 10^8 for top < 10^9, from top: written as a division, it
+        // would be folded into v / 10^16, a second wide multiplication.
+        let first = (top * 1_441_151_881) >> 57;
+        let hi = top - first * 100_000_000;
+        let (rest, more) = sixteen(hi as u32, lo as u32);
+        (b'0' + first as u8, rest, more as usize)
     } else {
-        let v = v / 100_000_000;
         let (first, rest) = (v / 100_000_000, v % 100_000_000);
-        let lo = eight_digits(rest as u32);
-        (b'0' + first as u8, u128::from(lo) | ZEROS << 64)
+        let rest = eight_digits(rest as u32);
+        let more = significant(rest) as usize;
+        (b'0' + first as u8, u128::from(rest) | ZEROS << 64, more)
     }
 }
+
+/// How many of the eight ASCII digits in `w` come up to the last that is not 0.
+#[inline(always)]
+fn significant(w: u64) -> u32 {
+    (64 - (w ^ 0x3030_3030_3030_3030).leading_zeros()).div_ceil(8)
+}
+
+/// `sse2::sixteen` for every machine, word by word; the tests hold the SIMD
+/// version to this one.
+// On x86-64 only the tests use it.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[inline(always)]
+fn sixteen_scalar(hi: u32, lo: u32) -> (u128, u32) {
+    let (hi, lo) = (eight_digits(hi), eight_digits(lo));
+    let n = if lo == 0x3030_3030_3030_3030 {
+        significant(hi)
+    } else {
+        8 + significant(lo)
+    };
+    (u128::from(hi) | u128::from(lo) << 64, n)
+}
+
+#[cfg(target_arch = "x86_64")]
+use super::sse2::sixteen;
+#[cfg(not(target_arch = "x86_64"))]
+use sixteen_scalar as sixteen;
 
 /// "e±XX" or "e±XXX" for the exponent x in the low bytes of a word, and
 /// that length in its top byte.
@@ -264,32 +301,28 @@ const fn exponent_word(x: i32) -> u64 {
     }
 }
 
-/// Every exponent a text can have (float64's reach -324 and 308), as
-/// `exponent_word`s: one load per text instead of a dozen operations.
-const EXP_LIMIT: i32 = 330;
+/// Every exponent a text can have (float64's reach -324 and 308) and
+/// more, as `exponent_word`s indexed by the exponent's low ten bits: one
+/// load per text, with no bound to check.
+const EXP_SPAN: usize = 1024;
 // Indexing in a constant initialiser: out of range would fail the build.
 #[allow(clippy::indexing_slicing)]
-static EXPONENTS: [u64; 2 * EXP_LIMIT as usize + 1] = {
-    let mut t = [0; 2 * EXP_LIMIT as usize + 1];
-    let mut x = -EXP_LIMIT;
-    while x <= EXP_LIMIT {
-        t[(x + EXP_LIMIT) as usize] = exponent_word(x);
+static EXPONENTS: [u64; EXP_SPAN] = {
+    let mut t = [0; EXP_SPAN];
+    let mut x = -(EXP_SPAN as i32) / 2;
+    while x < EXP_SPAN as i32 / 2 {
+        t[x as usize % EXP_SPAN] = exponent_word(x);
         x += 1;
     }
     t
 };
 
-/// The exponent's text in the first bytes of a word, and its length.
+/// The exponent's text in the first bytes of a word (the rest is scratch
+/// that the text's length excludes), and its length.
 #[inline(always)]
 fn exponent(x: i32) -> ([u8; 8], usize) {
-    let w = match EXPONENTS.get((x + EXP_LIMIT) as usize) {
-        Some(&w) => w,
-        None => exponent_word(x.clamp(-999, 999)),
-    };
-    (
-        (w & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes(),
-        (w >> 56) as usize,
-    )
+    let w = EXPONENTS.get(x as usize % EXP_SPAN).copied().unwrap_or(0);
+    (w.to_le_bytes(), (w >> 56) as usize)
 }
 
 #[cfg(test)]
@@ -309,9 +342,57 @@ mod tests {
         }
     }
 
+    /// Every value below 10^8 in each half (the halves are independent
+    /// lanes), the other half walking through lengths and zeros: the SIMD
+    /// digits and their count against the word-by-word twin.
+    #[test]
+    fn sixteen_digits_every_half() {
+        let others = [0, 99_999_999, 10_000_001];
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            for &o in &others {
+                assert_eq!(sixteen(v, o), sixteen_scalar(v, o), "{v} {o}");
+                assert_eq!(sixteen(o, v), sixteen_scalar(o, v), "{o} {v}");
+            }
+            // All of them in release builds, a stride in debug ones.
+            v += if cfg!(debug_assertions) { 9973 } else { 1 };
+        }
+        let (text, more) = sixteen_scalar(12_345_678, 90_000_000);
+        assert_eq!(&text.to_le_bytes(), b"1234567890000000");
+        assert_eq!(more, 9);
+    }
+
+    /// The first digit, the rest and their count at every first digit and
+    /// around every power of ten, both widths.
+    #[test]
+    fn split_at_boundaries() {
+        let mut cases = vec![1, 9, 99_999_999_999_999_999];
+        for first in 1..10u64 {
+            for k in 0..17 {
+                let p = 10u64.pow(k);
+                let base = first * 10u64.pow(16);
+                cases.extend([base, base + p, base + p - 1, base - 1]);
+            }
+        }
+        for v in cases {
+            let v = v.min(99_999_999_999_999_999);
+            let text = format!("{v:017}");
+            let (first, rest, more) = split::<true>(v);
+            assert_eq!(first, text.as_bytes()[0], "{v}");
+            assert_eq!(&rest.to_le_bytes(), &text.as_bytes()[1..], "{v}");
+            assert_eq!(more, text[1..].trim_end_matches('0').len(), "{v}");
+            let narrow = v / 100_000_000;
+            let text = format!("{narrow:09}");
+            let (first, rest, more) = split::<false>(narrow);
+            assert_eq!(first, text.as_bytes()[0], "{narrow}");
+            assert_eq!(&rest.to_le_bytes()[..8], &text.as_bytes()[1..], "{narrow}");
+            assert_eq!(more, text[1..].trim_end_matches('0').len(), "{narrow}");
+        }
+    }
+
     #[test]
     fn exponents() {
-        for x in -999..=999 {
+        for x in -512..=511 {
             let (w, len) = exponent(x);
             let want = format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs());
             assert_eq!(&w[..len], want.as_bytes(), "{x}");

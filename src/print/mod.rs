@@ -6,11 +6,14 @@ pub mod digits;
 mod layout;
 mod memo;
 pub mod pow10;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // SSE2 intrinsics: the one place in print allowed it
+mod sse2;
 
-use crate::format::{Format, F32, F64};
+use crate::format::{Format, Specials, F32, F64};
 use crate::store::{is_value, store_f64};
 use crate::table::{Class, Dtype};
-use digits::{shortest, Decimal};
+use digits::{exact, fast, fast_settled, places, Decimal, Placed};
 use layout::Writer;
 
 /// Every text fits in this many bytes with room for a NUL (NX_FORMAT_MAX).
@@ -25,18 +28,19 @@ pub enum PrintError {
     NotValue,
 }
 
-/// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`.
+/// The decimal of a finite, non-zero magnitude `mag` (sign clear) of `fmt`,
+/// by Schubfach's exact decision alone (`float` tries the fast path first).
 #[inline(always)]
 pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     let f = fmt.fraction_bits;
     let exp = (mag >> f) as i32;
     let frac = mag & fmt.fraction_mask();
     if exp == 0 {
-        shortest(frac, fmt.emin() - f as i32, false)
+        exact(frac, fmt.emin() - f as i32, false)
     } else {
         // A power of two has its lower neighbour a quarter step away, unless
         // that neighbour is the largest subnormal (exponent field 1).
-        shortest(
+        exact(
             frac | 1 << f,
             exp - fmt.bias - f as i32,
             frac == 0 && exp > 1,
@@ -44,26 +48,86 @@ pub fn decimal_of_bits(fmt: Format, mag: u64) -> Decimal {
     }
 }
 
+/// The significand and exponent of a magnitude `mag` of `fmt` that `fast`
+/// takes: normal and not a power of two (nearly all; the others take
+/// `exact`).
+#[inline(always)]
+fn fast_parts(fmt: Format, mag: u64) -> Option<(u64, i32)> {
+    let f = fmt.fraction_bits;
+    let frac = mag & fmt.fraction_mask();
+    let normal = if fmt.specials == Specials::FnNan {
+        mag.wrapping_sub(1 << f) <= fmt.max_finite_bits() - (1 << f)
+    } else {
+        // The exponent field, from 1 to the largest finite one.
+        (mag >> f).wrapping_sub(1) < fmt.max_finite_bits() >> f
+    };
+    (normal && frac != 0).then(|| (frac | 1 << f, (mag >> f) as i32 - fmt.bias - f as i32))
+}
+
+/// `fast` for a magnitude `mag` of `fmt`, when it takes it.
+#[inline(always)]
+fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
+    let (c, q) = fast_parts(fmt, mag)?;
+    fast(fmt, c, q)
+}
+
+/// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`, as
+/// `float` finds it (the engine alone, for benchmarks and tests).
+#[inline]
+pub fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
+    try_fast(fmt, mag).unwrap_or_else(|| rare_placed(fmt, mag))
+}
+
+/// The decimals `fast` leaves: near a boundary (`fast_settled`), and the
+/// values it does not take (`exact`). Out of line, so that the paths
+/// around `fast` save no registers for it.
+#[cold]
+#[inline(never)]
+fn rare_placed(fmt: Format, mag: u64) -> Placed {
+    if let Some(p) = fast_parts(fmt, mag).and_then(|(c, q)| fast_settled(fmt, c, q)) {
+        return p;
+    }
+    decimal_of_bits(fmt, mag).placed(fmt)
+}
+
 /// A float of `fmt` with bits `bits`: the shortest decimal, nan, inf, -inf.
 #[inline(always)]
 fn float(w: &mut Writer, fmt: Format, bits: u64) {
+    if let Some(p) = try_fast(fmt, bits & fmt.magnitude_mask()) {
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        return placed(w, fmt, p);
+    }
+    w.pass(|w| rare(w, fmt, bits));
+}
+
+/// `float` for the values `fast` does not take: zero, infinities, NaNs,
+/// subnormals, powers of two and the decisions near a boundary. A function
+/// of its own so that the common path saves no registers for it.
+#[cold]
+#[inline(never)]
+fn rare(mut w: Writer, fmt: Format, bits: u64) -> usize {
     let mag = bits & fmt.magnitude_mask();
     // Zero, infinities and NaNs in one test: the magnitudes outside
     // 1..=max_finite.
-    if mag.wrapping_sub(1) >= fmt.max_finite_bits() {
-        if fmt.is_nan(bits) {
-            return w.bytes(b"nan");
-        }
+    if mag.wrapping_sub(1) < fmt.max_finite_bits() {
         w.minus_if(bits & fmt.sign_mask() != 0);
-        return w.bytes(if mag == 0 { b"0" } else { b"inf" });
-    }
-    w.minus_if(bits & fmt.sign_mask() != 0);
-    let d = decimal_of_bits(fmt, mag);
-    // Only float64's decimals reach 17 digits; the others' stop at 9.
-    if fmt.fraction_bits > F32.fraction_bits {
-        w.decimal::<true>(d)
+        placed(&mut w, fmt, rare_placed(fmt, mag));
+    } else if fmt.is_nan(bits) {
+        w.bytes(b"nan");
     } else {
-        w.decimal::<false>(d)
+        w.minus_if(bits & fmt.sign_mask() != 0);
+        w.bytes(if mag == 0 { b"0" } else { b"inf" });
+    }
+    w.finish()
+}
+
+/// The layout of a placed decimal of `fmt`.
+#[inline(always)]
+fn placed(w: &mut Writer, fmt: Format, p: Placed) {
+    if places(fmt) == 17 {
+        w.decimal::<true>(p)
+    } else {
+        w.decimal::<false>(p)
     }
 }
 

@@ -2,7 +2,8 @@
 //! random finite values, beside ryu, dragonbox and zmij (float64, float32) on
 //! the same values in the same run. Prints a markdown table.
 
-use nx_dtype::print::{decimal_of_bits, format_elem, FORMAT_MAX};
+use nx_dtype::format::{F32, F64};
+use nx_dtype::print::{format_elem, placed_of_bits, FORMAT_MAX};
 use nx_dtype::table::Dtype;
 use std::hint::black_box;
 use std::time::Instant;
@@ -72,7 +73,12 @@ fn main() {
             .map(|&b| b as u64 & fmt.magnitude_mask())
             .filter(|&m| m != 0)
             .collect();
-        let engine = time(&mags, |m| decimal_of_bits(fmt, m).digits as usize);
+        // float64 and float32 with their format a constant, as in the text.
+        let engine = match code {
+            0 => time(&mags, |m| placed_of_bits(F64, m).scaled as usize),
+            1 => time(&mags, |m| placed_of_bits(F32, m).scaled as usize),
+            _ => time(&mags, |m| placed_of_bits(fmt, m).scaled as usize),
+        };
         let (mut r, mut d, mut z) = ("".to_string(), "".to_string(), "".to_string());
         if code == 0 {
             let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
@@ -95,9 +101,44 @@ fn main() {
             dt.name()
         );
     }
+    // Everyday magnitudes: random significands, binary exponents uniform
+    // over -33..=33 (about 1e-10 to 1e10), so that every text shape (0.000ddd,
+    // ddd.ddd, integers, d.ddde-XX) turns up, mixed.
+    println!();
+    println!("| everyday magnitudes (2^-33 to 2^33) | nx_dtype text | ryu | zmij |");
+    println!("|---|---:|---:|---:|");
+    for code in 0..=1 {
+        let dt = Dtype::from_code(code).unwrap();
+        let fmt = dt.float_format().unwrap();
+        let f = fmt.fraction_bits;
+        let bits: Vec<u128> = (0..N)
+            .map(|_| {
+                let r = rng.next();
+                let exp = (fmt.bias as u64 - 33) + (r >> 40) % 67;
+                ((r & fmt.fraction_mask()) | exp << f | (r >> 63) << (fmt.bits() - 1)) as u128
+            })
+            .collect();
+        let ours = time(&bits, |b| format_elem(dt, b, &mut out));
+        let mut rb = ryu::Buffer::new();
+        let mut zb = zmij::Buffer::new();
+        let (r, z) = if code == 0 {
+            let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
+            (
+                time(&xs, |x| rb.format_finite(x).len()),
+                time(&xs, |x| zb.format_finite(x).len()),
+            )
+        } else {
+            let xs: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
+            (
+                time(&xs, |x| rb.format_finite(x).len()),
+                time(&xs, |x| zb.format_finite(x).len()),
+            )
+        };
+        println!("| {} | {ours:.1} | {r:.1} | {z:.1} |", dt.name());
+    }
     println!();
     println!("ns per value, best of {ROUNDS} rounds over {N} random finite values (random bit patterns);");
     println!("nx_dtype text is `print::format_elem` (digits and layout, into a 64-byte buffer;");
     println!("the formats of at most 16 bits copy the text remembered from the first print);");
-    println!("digits only is `print::decimal_of_bits`, the engine without layout or memo.");
+    println!("digits only is `print::placed_of_bits`, the engine without layout or memo.");
 }
