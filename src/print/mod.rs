@@ -73,7 +73,7 @@ fn try_fast(fmt: Format, mag: u64) -> Option<Placed> {
 
 /// The placed decimal of a finite, non-zero magnitude `mag` of `fmt`, as
 /// `float` finds it (the engine alone, for benchmarks and tests).
-#[inline]
+#[inline(always)]
 pub fn placed_of_bits(fmt: Format, mag: u64) -> Placed {
     try_fast(fmt, mag).unwrap_or_else(|| rare_placed(fmt, mag))
 }
@@ -155,15 +155,22 @@ const FLOAT32: Option<Dtype> = Dtype::from_code(1);
 
 /// Write pp_value of element `raw` of `dt` (its bits in the low `dt.bits()`;
 /// complex: real part low) to `out`; returns the text's length.
+/// Inlined into its callers: the two widest floats go straight to their
+/// engine, with their format's constants folded in, one call deep.
+#[inline]
 pub fn format_elem(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
-    // The two widest floats first, straight to their engine with their
-    // format's constants folded in.
     if Some(dt) == FLOAT64 {
         return float64(raw as u64, out);
     }
     if Some(dt) == FLOAT32 {
         return float32(raw as u32, out);
     }
+    other(dt, raw, out)
+}
+
+/// `format_elem` for every dtype but float64 and float32.
+#[inline(never)]
+fn other(dt: Dtype, raw: u128, out: &mut [u8; FORMAT_MAX]) -> usize {
     let bits = dt.bits();
     let raw = if bits >= 128 {
         raw
