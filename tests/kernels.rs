@@ -293,15 +293,7 @@ fn boundaries(d: Dtype, rng: &mut Rng) -> Vec<f64> {
     ];
     match d.component_format() {
         Some(f) if f.bits() <= 16 => {
-            let mut vals: Vec<f64> = (0..1u64 << (f.bits() - 1))
-                .filter_map(|b| match float_num(f, b) {
-                    Num::Fin { m, e, .. } => Some(m as f64 * 2f64.powi(e)),
-                    _ => None,
-                })
-                .collect();
-            vals.sort_by(f64::total_cmp);
-            let ulp = vals[vals.len() - 1] - vals[vals.len() - 2];
-            vals.push(vals[vals.len() - 1] + ulp); // past the largest finite
+            let vals = values_and_one_past(f);
             for w in vals.windows(2) {
                 v.push(w[0]);
                 v.push((w[0] + w[1]) / 2.0); // exact: both are narrow floats
@@ -505,6 +497,21 @@ fn every_level_matches_scalar_reference() {
     }
 }
 
+/// The finite non-negative values of a format of at most 16 bits, in
+/// order, and one step past the largest.
+fn values_and_one_past(f: Format) -> Vec<f64> {
+    let mut vals: Vec<f64> = (0..1u64 << (f.bits() - 1))
+        .filter_map(|b| match float_num(f, b) {
+            Num::Fin { m, e, .. } => Some(m as f64 * 2f64.powi(e)),
+            _ => None,
+        })
+        .collect();
+    vals.sort_by(f64::total_cmp);
+    let top = vals[vals.len() - 1];
+    vals.push(top + (top - vals[vals.len() - 2]));
+    vals
+}
+
 /// float32 and float64 into the float8 and float4 formats (which the AVX-512
 /// kernels round through float16, made odd where a tested source bit is set):
 /// every value and midpoint of the format, past the largest finite too, and
@@ -516,20 +523,12 @@ fn narrow_floats_every_midpoint_and_dropped_bit() {
     for d in [NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2, NX_FLOAT4_E2M1FN] {
         let d = dt(d);
         let f = d.component_format().expect("float");
-        let mut vals: Vec<f64> = (0..1u64 << (f.bits() - 1))
-            .filter_map(|b| match float_num(f, b) {
-                Num::Fin { m, e, .. } => Some(m as f64 * 2f64.powi(e)),
-                _ => None,
-            })
-            .collect();
-        vals.sort_by(f64::total_cmp);
-        let top = vals[vals.len() - 1];
-        vals.push(top + (top - vals[vals.len() - 2]));
+        let vals = values_and_one_past(f);
         let mut xs: Vec<f64> = vals
             .windows(2)
             .flat_map(|w| [w[0], (w[0] + w[1]) / 2.0])
             .collect();
-        xs.push(top);
+        xs.push(vals[vals.len() - 1]); // past the largest finite
         let least = vals[1];
         for k in 1..20 {
             xs.extend([least * 2f64.powi(-k), 1.5 * least * 2f64.powi(-k)]);
