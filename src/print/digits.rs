@@ -26,26 +26,21 @@ use super::pow10::{POW10, POW10_MIN};
 use crate::format::{Format, F32};
 
 /// A positive decimal `digits * 10^exp` (`exact`'s answer); `digits` has no
-/// trailing zero and `len` digits, and `scaled` is `digits * 10^(17 - len)`
-/// (the digits left-aligned in 17 places). `placed` gives the layout's form.
+/// trailing zero and `len` digits. `placed` gives the layout's form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decimal {
     pub digits: u64,
     pub exp: i32,
     pub len: u32,
-    pub scaled: u64,
 }
 
 impl Decimal {
     #[inline(always)]
     fn new(digits: u64, exp: i32) -> Self {
-        let (len, scale) = digit_count(digits);
-        let scaled = digits.wrapping_mul(scale);
         Decimal {
             digits,
             exp,
-            len,
-            scaled,
+            len: count_digits(digits),
         }
     }
 }
@@ -63,14 +58,12 @@ pub(super) const POWERS: [u64; 20] = {
     p
 };
 
-/// Per bit length: the least power of ten that length may reach, the digit
-/// count below it, and 10^(17 - count) below it and from it (1 past 17).
+/// Per bit length: the least power of ten that length may reach, and the
+/// digit count below it.
 #[derive(Clone, Copy)]
 struct ByLength {
     power: u64,
     below: u32,
-    scale_below: u64,
-    scale_from: u64,
 }
 
 #[allow(clippy::indexing_slicing)] // only in constants, or at len <= 17
@@ -85,53 +78,34 @@ const fn scale_of(len: u32) -> u64 {
 // Indexing in a constant initialiser: out of range would fail the build.
 #[allow(clippy::indexing_slicing)]
 static BY_LENGTH: [ByLength; 65] = {
-    let mut t = [ByLength {
-        power: 0,
-        below: 0,
-        scale_below: 0,
-        scale_from: 0,
-    }; 65];
+    let mut t = [ByLength { power: 0, below: 0 }; 65];
     let mut bits = 1;
     while bits <= 64 {
         // 10^j <= 2^(bits-1) for j = floor((bits - 1) * log10 2): the
         // numbers of this length have j + 1 digits, or j + 2 from 10^(j+1).
         let j = ((bits - 1) * 1233) >> 12;
-        let below = j + 1;
         t[bits as usize] = ByLength {
             power: if j + 1 < 20 {
                 POWERS[j as usize + 1]
             } else {
                 u64::MAX
             },
-            below,
-            scale_below: scale_of(below),
-            scale_from: scale_of(below + 1),
+            below: j + 1,
         };
         bits += 1;
     }
     t
 };
 
-/// The number of decimal digits of n (1 for 0) and 10^(17 - that): one
-/// table entry by bit length, one comparison, no multiplication on the way.
-#[inline(always)]
-fn digit_count(n: u64) -> (u32, u64) {
-    let bits = 64 - (n | 1).leading_zeros();
-    let Some(e) = BY_LENGTH.get(bits as usize) else {
-        return (1, scale_of(1));
-    };
-    // Arithmetic, not a jump: 16 or 17 digits is a coin toss for float64.
-    let from = n >= e.power;
-    (
-        e.below + u32::from(from),
-        select(from, e.scale_from, e.scale_below),
-    )
-}
-
-/// The number of decimal digits of n (1 for 0).
+/// The number of decimal digits of n (1 for 0): one table entry by bit
+/// length, one comparison.
 #[inline(always)]
 pub(super) fn count_digits(n: u64) -> u32 {
-    digit_count(n).0
+    let bits = 64 - (n | 1).leading_zeros();
+    match BY_LENGTH.get(bits as usize) {
+        Some(e) => e.below + u32::from(n >= e.power),
+        None => 1,
+    }
 }
 
 /// floor(e * log10(2)), exact for |e| <= 1500 (checked in tests/print.rs).
@@ -212,9 +186,10 @@ impl Decimal {
     /// This decimal placed for `fmt`'s layout.
     #[inline(always)]
     pub fn placed(self, fmt: Format) -> Placed {
-        let shift = scale_of(places(fmt));
         Placed {
-            scaled: self.scaled / shift,
+            scaled: self
+                .digits
+                .wrapping_mul(scale_of(17 + self.len - places(fmt))),
             x: self.exp + self.len as i32 - 1,
         }
     }
@@ -482,7 +457,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn digit_counts_and_scales() {
+    fn digit_counts() {
         let mut cases = vec![0, 1, u64::MAX];
         for k in 0..64 {
             cases.extend([1u64 << k, (1u64 << k) - 1, (1u64 << k) + 1]);
@@ -491,9 +466,7 @@ mod tests {
             cases.extend([p - 1, p, p + 1]);
         }
         for n in cases {
-            let len = n.to_string().len() as u32;
-            let scale = if len <= 17 { 10u64.pow(17 - len) } else { 1 };
-            assert_eq!(digit_count(n), (len, scale), "{n}");
+            assert_eq!(count_digits(n), n.to_string().len() as u32, "{n}");
         }
     }
 }

@@ -398,16 +398,4 @@ mod tests {
             assert_eq!(&w[..len], want.as_bytes(), "{x}");
         }
     }
-
-    #[test]
-    fn digit_counts() {
-        let mut p = 1u64;
-        for k in 1..20 {
-            assert_eq!(count_digits(p), k);
-            assert_eq!(count_digits(p * 10 - 1), k);
-            p = p.saturating_mul(10);
-        }
-        assert_eq!(count_digits(0), 1);
-        assert_eq!(count_digits(u64::MAX), 20);
-    }
 }
