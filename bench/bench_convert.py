@@ -18,6 +18,10 @@ lib.nx_convert.restype = ctypes.c_int32
 lib.nx_kernel_isa.restype = ctypes.c_char_p
 libc = ctypes.CDLL(None)
 libc.memcpy.restype = ctypes.c_void_p
+# bench/read_floor.c: one read of the source, the time no conversion can beat.
+floor_lib = ctypes.CDLL(os.environ["NX_BENCH_READ_LIB"])
+for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
+    f.restype = ctypes.c_uint64
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
         "float4_e2m1fn": 6, "int8": 13, "uint8": 14}
@@ -60,10 +64,25 @@ def make_source(name, n, rng):
     return x.astype(NP[name])
 
 
+def call_costs():
+    """Seconds per call that moves nothing (n = 0, empty arrays): what a
+    Python caller pays per call before any element is converted."""
+    a = np.zeros(64, np.float64)
+    b = np.zeros(64, np.float32)
+    args = (ctypes.c_int32(0), ctypes.c_void_p(a.ctypes.data), ctypes.c_int32(1),
+            ctypes.c_void_p(b.ctypes.data), ctypes.c_int64(0))
+    conv = lib.nx_convert
+    ours = best_time(lambda: conv(*args), 0)
+    ea, eb = a[:0], b[:0]
+    theirs = best_time(lambda: np.copyto(eb, ea, casting="unsafe"), 0)
+    return ours, theirs
+
+
 def main(out_path):
     rng = np.random.default_rng(0)
     isa = lib.nx_kernel_isa().decode()
     rows = []
+    cost_ours, cost_numpy = call_costs()
     # BENCH_ONLY="float32->float16,..." and BENCH_SIZES="4096,..." narrow a run.
     only = os.environ.get("BENCH_ONLY")
     pairs = [p for p in PAIRS if not only or f"{p[0]}->{p[1]}" in only.split(",")]
@@ -92,16 +111,19 @@ def main(out_path):
             memcpy = libc.memcpy
             t_memcpy = best_time(lambda: memcpy(*margs), size)
             del a, b
+            rargs = (ctypes.c_void_p(packed.ctypes.data), ctypes.c_size_t(size))
+            t_read = min(best_time(lambda: f(*rargs), size)
+                         for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch))
             theirs = np.empty(n, NP[d])
             other = "numpy" if s in ("float64", "float32", "float16", "int8") and d in (
                 "float64", "float32", "float16", "int8") else "ml_dtypes"
             t_them = best_time(lambda: np.copyto(theirs, src, casting="unsafe"), size)
             del theirs
-            rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, other,
-                         n / t_them / 1e9, t_them / t_ours))
+            rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
+                         other, n / t_them / 1e9, t_them / t_ours))
             r = rows[-1]
             print(f"{s:>14} -> {d:<14} {size:>10} B  {r[3]:7.3f} Gelem/s {r[4]:6.1f} GB/s  "
-                  f"{r[5]:5.2f}x memcpy  {other} {r[7]:7.3f} Gelem/s  {r[8]:6.1f}x", flush=True)
+                  f"{r[5]:5.2f}x memcpy  {r[6]:5.2f}x read  {other} {r[8]:7.3f} Gelem/s  {r[9]:6.1f}x", flush=True)
             del src, packed, out
     with open(out_path, "w") as f:
         f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
@@ -110,12 +132,16 @@ def main(out_path):
                 f"(random integers for int8). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
                 f"for the same number of bytes moved (half read, half written) over ours; numpy / ml_dtypes "
                 f"run `np.copyto(out, src, casting='unsafe')` into a preallocated array; nx_convert and memcpy "
-                f"are called through ctypes with prebuilt arguments.\n\n")
-        f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | other | other Gelem/s | speedup |\n")
-        f.write("|---|---:|---:|---:|---:|---|---:|---:|\n")
-        for s, d, size, ge, gb, xm, other, gt, sp in rows:
+                f"are called through ctypes with prebuilt arguments. \"x read\" is the time of one read of "
+                f"the source alone (`bench/read_floor.c`, the faster of with and without prefetch) over ours: "
+                f"a conversion at the read floor shows 1.00.\n\n"
+                f"A call that moves nothing (n = 0) costs {cost_ours * 1e9:.0f} ns through ctypes; "
+                f"`np.copyto` of empty arrays costs {cost_numpy * 1e9:.0f} ns.\n\n")
+        f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | x read | other | other Gelem/s | speedup |\n")
+        f.write("|---|---:|---:|---:|---:|---:|---|---:|---:|\n")
+        for s, d, size, ge, gb, xm, xr, other, gt, sp in rows:
             label = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
-            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {other} | {gt:.3f} | "
+            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {other} | {gt:.3f} | "
                     f"{sp:.1f}x |\n")
     print("wrote", out_path)
 

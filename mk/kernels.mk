@@ -24,5 +24,10 @@ TEST_TARGETS += test-kernels-isa
 test-exhaustive:
 	$(CARGO) test --release --test exhaustive -- --ignored --nocapture --test-threads=1
 
-bench: lib
-	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) bench/bench_convert.py bench/results/convert.md
+$(BUILD)/bench/read_floor.so: bench/read_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 $(WARN) -O3 -march=native -shared -fPIC $< -o $@
+
+bench: lib $(BUILD)/bench/read_floor.so
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_READ_LIB=$(abspath $(BUILD)/bench/read_floor.so) \
+	  $(PYTHON) bench/bench_convert.py bench/results/convert.md

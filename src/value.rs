@@ -36,9 +36,29 @@ const fn f64_nonzero(x: u64) -> bool {
 
 /// float64 -> integer: truncate toward zero, saturate to [lo, hi], NaN -> 0.
 fn f64_to_int(x: u64, lo: i128, hi: i128) -> i128 {
-    // `as` from f64 to i128 truncates, saturates and maps NaN to 0 (Rust
-    // reference, numeric cast); every integer dtype's range is inside i128's.
-    (f64::from_bits(x) as i128).clamp(lo, hi)
+    // On the bits, not with `as`: the hardware conversion raises the invalid
+    // exception on NaN, which traps under a caller's MXCSR that unmasks it.
+    let exp = ((x >> 52) & 0x7FF) as i32;
+    let frac = x & ((1 << 52) - 1);
+    let neg = x >> 63 != 0;
+    let mag = if exp == 0x7FF {
+        if frac != 0 {
+            return 0; // NaN
+        }
+        i128::MAX
+    } else if exp < 1023 {
+        0 // |x| < 1: zeros and subnormals too
+    } else {
+        // |x| = m * 2^(exp - 1075), truncated; past 2^116 it is past every
+        // integer dtype's range anyway.
+        let m = i128::from(frac | 1 << 52);
+        match exp - 1075 {
+            s if s >= 64 => i128::MAX,
+            s if s >= 0 => m << s,
+            s => m >> -s,
+        }
+    };
+    (if neg { -mag } else { mag }).clamp(lo, hi)
 }
 
 /// The number element `raw` of `dt` holds.

@@ -909,6 +909,51 @@ fn immune_to_mxcsr() {
     }
 }
 
+/// Every exception unmasked traps nothing (the kernels round inexactly and
+/// meet signalling NaNs), and the caller's MXCSR comes back exactly as it
+/// was, its sticky flags included: clear, all set, or as a caller with
+/// FTZ/DAZ/RZ and no masks left them.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn caller_mxcsr_kept_and_nothing_traps() {
+    let envs = [
+        0x8040 | 0x6000,
+        0x1F80,
+        0x1F80 | 0x3F,
+        0x8040 | 0x6000 | 0x3F,
+    ];
+    let pairs = MAIN.iter().copied().chain([
+        (NX_INT32, NX_FLOAT16),
+        (NX_FLOAT16, NX_INT8),
+        (NX_FLOAT64, NX_INT16),
+    ]);
+    for (s, d) in pairs {
+        let (s, d) = (dt(s), dt(d));
+        let vals = sources(s, d, 2_000);
+        let src = pack_all(s, &vals);
+        let want = pack_all(
+            d,
+            &vals.iter().map(|&r| convert(s, d, r)).collect::<Vec<_>>(),
+        );
+        for isa in levels() {
+            for env in envs {
+                let mut got = vec![0u8; want.len()];
+                let old = mxcsr_set(env);
+                let st = conv(isa, s, &src, 0, 1, d, &mut got, 0, 1, vals.len() as i64);
+                let after = mxcsr_set(old);
+                assert_eq!(st, NX_OK);
+                assert_eq!(after, env, "{isa:?} {} -> {}: MXCSR", s.name(), d.name());
+                assert!(
+                    got == want,
+                    "{isa:?} {} -> {} under {env:#x}",
+                    s.name(),
+                    d.name()
+                );
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 fn mxcsr_set(v: u32) -> u32 {
     let mut old = 0u32;

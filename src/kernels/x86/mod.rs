@@ -1,20 +1,29 @@
 //! x86-64 SIMD kernels, beside the scalar reference they are tested against.
 //!
-//! Every kernel is one loop, `run::<S, D>`: widen a block of source elements
-//! exactly to float32 bits (`Src`), then round them once into the destination
-//! (`Dst`), with the element maps of `lanes.rs` (integer arithmetic, immune to
-//! MXCSR). The loop is compiled once per level under `#[target_feature]`, so
-//! the compiler vectorizes it with that level's instructions (AVX2 ymm,
-//! AVX-512 zmm with per-lane variable shifts and masks); float16 uses F16C
-//! instead (`f16c.rs`). The dispatch table is built once per level.
+//! The generic kernel is one loop, `run::<S, D>`: widen a block of source
+//! elements exactly to float32 bits (`Src`), then round them once into the
+//! destination (`Dst`), with the element maps of `lanes.rs` (integer
+//! arithmetic, immune to MXCSR). The loop is compiled once per level under
+//! `#[target_feature]`, so the compiler vectorizes it with that level's
+//! instructions. Hand-written kernels replace it where it is slow: at the
+//! AVX2 level every pair among the formats of at most 32 bits, the small
+//! integers and bool, and float64 into them (`avx2.rs`); at the AVX-512
+//! level the pairs listed in `patch512::patch` (`avx512.rs`). The dispatch table
+//! is built once per level.
+//!
+//! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
+//! exception masked, no FTZ/DAZ, round to nearest (or toward zero), so a
+//! caller's floating-point environment changes no result and traps nothing;
+//! the caller's MXCSR, flags included, is back when the call returns.
 //!
 //! Large calls: every kernel comes in two forms, ordinary stores and
 //! non-temporal ones (`Store`, chosen per call by the driver), and a call
 //! reading at least `PREFETCH_MIN` bytes prefetches its source ahead.
 
+mod avx2;
 mod avx512;
-mod f16c;
 pub mod lanes;
+mod patch512;
 
 use super::{Isa, SimdKernel, Store};
 use crate::format::{E2M1FN, E4M3FN, E5M2, F16};
@@ -298,13 +307,36 @@ unsafe fn run_avx512<S: Src, D: Dst, const NT: bool>(src: *const u8, dst: *mut u
 /// A raw kernel: `n` elements from `src` into `dst` (see `run`).
 type Raw = unsafe fn(*const u8, *mut u8, usize);
 
+/// MXCSR for the kernels: every exception masked, no FTZ or DAZ, and round
+/// to nearest-even (`MXCSR_RN`) or toward zero (`MXCSR_RZ`).
+pub const MXCSR_RN: u32 = 0x1F80;
+pub const MXCSR_RZ: u32 = 0x7F80;
+
+#[inline(always)]
+fn mxcsr() -> u32 {
+    let mut v = 0u32;
+    // SAFETY: stmxcsr stores the SSE control register (x86-64 baseline) at
+    // a valid u32.
+    unsafe { std::arch::asm!("stmxcsr [{0}]", in(reg) &mut v, options(nostack, preserves_flags)) };
+    v
+}
+
+#[inline(always)]
+fn set_mxcsr(v: u32) {
+    // SAFETY: ldmxcsr loads the SSE control register from a valid u32; the
+    // values written are `MXCSR_*` or the caller's own, never a reserved bit.
+    unsafe { std::arch::asm!("ldmxcsr [{0}]", in(reg) &v, options(nostack, preserves_flags)) };
+}
+
 /// Run a kernel of `sb` -> `db` bits per element on the slices, when they
-/// hold `n` elements of each side: `stream` (its non-temporal form) when
+/// hold `n` elements of each side, under MXCSR `env` (the caller's MXCSR,
+/// flags included, restored after): `stream` (its non-temporal form) when
 /// `store` asks for it and `dst` is 64-byte aligned, else `plain`.
 ///
 /// # Safety
 /// `plain` and `stream` are one kernel's two forms, and the CPU has the
 /// features they need.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn call(
     src: &[u8],
@@ -312,6 +344,7 @@ unsafe fn call(
     n: usize,
     store: Store,
     bits: (usize, usize),
+    env: u32,
     plain: Raw,
     stream: Raw,
 ) {
@@ -319,9 +352,18 @@ unsafe fn call(
     if src.len() >= (n * sb).div_ceil(8) && dst.len() >= (n * db).div_ceil(8) {
         let nt = store == Store::Stream && (dst.as_ptr() as usize).is_multiple_of(64);
         let k = if nt { stream } else { plain };
+        let caller = mxcsr();
+        if caller != env {
+            set_mxcsr(env);
+        }
         // SAFETY: the lengths were checked, and the alignment for
-        // streaming; the CPU features are the caller's promise.
+        // streaming; the CPU features are the caller's promise. The kernel
+        // is reached through a pointer, so no float operation of it moves
+        // across the MXCSR writes.
         unsafe { k(src.as_ptr(), dst.as_mut_ptr(), n) }
+        if mxcsr() != caller {
+            set_mxcsr(caller);
+        }
     }
 }
 
@@ -335,7 +377,7 @@ macro_rules! entry {
             // SAFETY: the two forms of one kernel; the table holding this
             // entry is built for CPUs with the features it needs.
             unsafe {
-                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
+                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $crate::kernels::x86::MXCSR_RN, $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
             }
         }
     };
@@ -346,13 +388,21 @@ fn k_avx2<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
     let (a, b): (Raw, Raw) = (run_avx2::<S, D, false>, run_avx2::<S, D, true>);
     // SAFETY: only handed out by `table(Isa::Avx2)`, built for CPUs with
     // AVX2 (`has_avx2`).
-    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), a, b) }
+    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), MXCSR_RN, a, b) }
+}
+
+/// A hand-written AVX2 kernel (`avx2.rs`).
+fn k_vec<S: avx2::VSrc, D: avx2::VDst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
+    let (a, b): (Raw, Raw) = (avx2::run::<S, D, false>, avx2::run::<S, D, true>);
+    // SAFETY: only handed out by `table(Isa::Avx2)`, built for CPUs with
+    // AVX2 and F16C (`has_avx2`).
+    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), S::MXCSR, a, b) }
 }
 
 fn k_avx512<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
     let (a, b): (Raw, Raw) = (run_avx512::<S, D, false>, run_avx512::<S, D, true>);
     // SAFETY: as k_avx2, for `has_avx512`.
-    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), a, b) }
+    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), MXCSR_RN, a, b) }
 }
 
 /// Order the non-temporal stores before the call returns.
@@ -379,6 +429,26 @@ macro_rules! pairs {
     };
 }
 
+/// Put `k_vec::<S, D>` in `t` for every `S -> D` of the lists (pairs of one
+/// dtype left out: those are moves).
+macro_rules! vec_pairs {
+    ($t:ident; $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        $( $( vec_pairs!(@one $t, $S => $ds); )* )*
+    };
+    (@one $t:ident, $S:ty => [$($D:ty),*]) => {
+        $(
+            if <$S as avx2::VSrc>::DT != <$D as avx2::VDst>::DT {
+                if let Some(cell) = $t
+                    .get_mut(<$S as avx2::VSrc>::DT as usize)
+                    .and_then(|row| row.get_mut(<$D as avx2::VDst>::DT as usize))
+                {
+                    *cell = Some(k_vec::<$S, $D>);
+                }
+            }
+        )*
+    };
+}
+
 fn build(isa: Isa) -> Table {
     let mut t: Table = [[None; COUNT]; COUNT];
     pairs!(t, isa;
@@ -390,7 +460,20 @@ fn build(isa: Isa) -> Table {
              BoolOut];
         [F64Near, I32Near, U32Near] => [F32Out];
     );
-    f16c::patch(&mut t, isa);
+    patch512::patch(&mut t, isa);
+    if isa == Isa::Avx2 {
+        use avx2::*;
+        vec_pairs!(t;
+            [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
+             I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
+                [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
+                 U8Out, I4Out, U4Out, BoolOut];
+            [F64Odd] =>
+                [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
+                 U4Out, BoolOut];
+            [F64Near] => [F32Out];
+        );
+    }
     t
 }
 

@@ -1,71 +1,10 @@
-//! float32 <-> float16 with F16C at the AVX2 level (VCVTPH2PS widens exactly
-//! and quiets a NaN keeping its payload; VCVTPS2PH with imm 0 rounds to
-//! nearest-even whatever MXCSR says and keeps a NaN's top payload bits, as
-//! SEMANTICS.md), and the table entries of the hand-written kernels.
+//! The table entries of the hand-written AVX-512 kernels (`avx512.rs`); the
+//! AVX2 level's come from `avx2.rs`, put in by `build`.
 
 use super::avx512::{E2m1, E4m3, E5m2};
-use super::{avx512, entry, lanes, put128, put256, Table};
-use crate::format::F16;
+use super::{avx512, entry, Table};
 use crate::kernels::Isa;
-use std::arch::x86_64::*;
 
-/// # Safety
-/// As `super::run`, on a CPU with AVX2 and F16C.
-#[target_feature(enable = "avx2,f16c")]
-unsafe fn f16_to_f32<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let full = n / 8 * 8;
-    let mut i = 0;
-    while i < full {
-        // SAFETY: elements i .. i + 8 are within n; 32-byte stores at
-        // multiples of 32 from the destination.
-        unsafe {
-            let h = _mm_loadu_si128(src.add(2 * i).cast());
-            put256::<NT>(dst.add(4 * i), _mm256_castps_si256(_mm256_cvtph_ps(h)));
-        }
-        i += 8;
-    }
-    for j in full..n {
-        // SAFETY: j < n.
-        unsafe {
-            let h = src.add(2 * j).cast::<u16>().read_unaligned();
-            dst.add(4 * j)
-                .cast::<u32>()
-                .write_unaligned(lanes::dec(F16, h.into()));
-        }
-    }
-}
-
-/// # Safety
-/// As `super::run`, on a CPU with AVX2 and F16C.
-#[target_feature(enable = "avx2,f16c")]
-unsafe fn f32_to_f16<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let full = n / 8 * 8;
-    let mut i = 0;
-    while i < full {
-        // SAFETY: elements i .. i + 8 are within n; 16-byte stores at
-        // multiples of 16 from the destination.
-        unsafe {
-            let x = _mm256_loadu_ps(src.add(4 * i).cast());
-            put128::<NT>(
-                dst.add(2 * i),
-                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x),
-            );
-        }
-        i += 8;
-    }
-    for j in full..n {
-        // SAFETY: j < n.
-        unsafe {
-            let a = src.add(4 * j).cast::<u32>().read_unaligned();
-            dst.add(2 * j)
-                .cast::<u16>()
-                .write_unaligned(lanes::enc(F16, a) as u16);
-        }
-    }
-}
-
-entry!(avx2_f16_to_f32, f16_to_f32, 16, 32);
-entry!(avx2_f32_to_f16, f32_to_f16, 32, 16);
 entry!(z_f16_to_f32, avx512::f16_to_f32, 16, 32);
 entry!(z_f32_to_f16, avx512::f32_to_f16, 32, 16);
 entry!(z_f32_to_e4m3, avx512::to_narrow[E4m3, false], 32, 8);
@@ -100,10 +39,6 @@ pub fn patch(t: &mut Table, isa: Isa) {
         }
     };
     match isa {
-        Isa::Avx2 => {
-            set(NX_FLOAT16, NX_FLOAT32, avx2_f16_to_f32);
-            set(NX_FLOAT32, NX_FLOAT16, avx2_f32_to_f16);
-        }
         Isa::Avx512 => {
             set(NX_FLOAT16, NX_FLOAT32, z_f16_to_f32);
             set(NX_FLOAT32, NX_FLOAT16, z_f32_to_f16);
@@ -135,6 +70,7 @@ pub fn patch(t: &mut Table, isa: Isa) {
             set(NX_FLOAT64, NX_FLOAT8_E5M2, z_f64_to_e5m2);
             set(NX_FLOAT64, NX_FLOAT4_E2M1FN, z_f64_to_e2m1);
         }
-        Isa::Scalar => {}
+        // AVX2: every hand-written kernel comes from `avx2.rs` (`build`).
+        Isa::Scalar | Isa::Avx2 => {}
     }
 }

@@ -1,0 +1,705 @@
+//! Hand-written AVX2 + F16C kernels: every pair among the float formats of
+//! at most 32 bits, the small integers and bool (and float64 into them), as
+//! a source decoder and a destination encoder that meet in float32 lanes,
+//! 32 elements a step (`VSrc`, `VDst`, `run`). The element maps are those of
+//! `lanes.rs`, and the tests hold every pair to the scalar reference.
+//!
+//! Hardware float conversions are used freely here because every kernel
+//! runs under an MXCSR of our choosing (`super::call` sets it and restores
+//! the caller's): round to nearest (toward zero for `F64Odd`), no FTZ/DAZ,
+//! exceptions masked. Under it:
+//! - VCVTPH2PS and VCVTPS2PD widen exactly, quieting a NaN and keeping its
+//!   payload, as `lanes::dec` and `lanes::dec_to_f64` do;
+//! - VCVTPD2PS rounds as `lanes::f64_to_f32`, NaN included (quiet, top
+//!   payload bits);
+//! - VCVTPS2PH takes its rounding from the immediate;
+//! - int -> float of at most 24 bits, VCVTTPS2DQ and products by a power of
+//!   two are exact (a product that falls below float32's normals only where
+//!   the result rounds to zero anyway, see `narrow16`).
+
+use super::{prefetch_ahead, prefetch_from, put128, put256, MXCSR_RN, MXCSR_RZ};
+use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use std::arch::x86_64::*;
+
+type V = __m256i;
+/// 32 elements as float32 bits, element j in lane j % 8 of vector j / 8.
+type Four = [V; 4];
+
+/// Elements a step.
+pub const STEP: usize = 32;
+
+/// A source dtype: `get` widens 32 elements at `p` to float32 bits,
+/// exactly (or rounded to odd or nearest, for float64), under `MXCSR`.
+pub trait VSrc {
+    const DT: i32;
+    const BITS: usize;
+    const MXCSR: u32 = MXCSR_RN;
+    /// # Safety
+    /// `p` is readable for `STEP * BITS / 8` bytes; the CPU has AVX2, F16C.
+    unsafe fn get(p: *const u8) -> Four;
+}
+
+/// A destination dtype: `put` rounds 32 float32 once into its elements at
+/// `p` (non-temporal stores when `NT`).
+pub trait VDst {
+    const DT: i32;
+    const BITS: usize;
+    /// # Safety
+    /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
+    /// smaller of that and 32 when `NT`; the CPU has AVX2, F16C.
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8);
+}
+
+/// Converts `n` elements: whole steps in place, the last partial step
+/// through stack buffers (reading and writing only the caller's bytes).
+///
+/// # Safety
+/// As `super::run`, on a CPU with AVX2 and F16C, under `S::MXCSR`.
+#[target_feature(enable = "avx2,f16c,fma")]
+pub unsafe fn run<S: VSrc, D: VDst, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
+    let full = n / STEP;
+    let mut pf = prefetch_from(full * sb);
+    for k in 0..full {
+        prefetch_ahead(src, &mut pf, (k + 1) * sb);
+        // SAFETY: step k lies within the first n elements of both arrays,
+        // at a multiple of its width from the (aligned, when NT) start.
+        unsafe { D::put::<NT>(S::get(src.add(k * sb)), dst.add(k * db)) }
+    }
+    let rest = n - full * STEP;
+    if rest > 0 {
+        let mut sbuf = [0u8; STEP * 8];
+        let mut dbuf = [0u8; STEP * 8];
+        let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
+        // SAFETY: sl and dl bytes remain in the caller's arrays past the
+        // whole steps; the buffers hold a step of any width (float64's).
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.add(full * sb), sbuf.as_mut_ptr(), sl);
+            D::put::<false>(S::get(sbuf.as_ptr()), dbuf.as_mut_ptr());
+            std::ptr::copy_nonoverlapping(dbuf.as_ptr(), dst.add(full * db), dl);
+        }
+    }
+}
+
+// ------------------------------------------------------------- helpers
+
+/// `v` unchanged, but opaque to the compiler: keeps VPAVGW a VPAVGW (the
+/// compiler otherwise merges it with the shift after it into a widening to
+/// 32-bit lanes, three times the work).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn opaque(mut v: V) -> V {
+    // SAFETY: an empty asm block with `v` in and out: no instruction.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn join(lo: __m128i, hi: __m128i) -> V {
+    _mm256_set_m128i(hi, lo)
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn splat(v: u32) -> V {
+    _mm256_set1_epi32(v as i32)
+}
+
+/// float32 bits with a NaN made quiet.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn quiet32(x: V) -> V {
+    let nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, splat(0x7FFF_FFFF)), splat(0x7F80_0000));
+    _mm256_or_si256(x, _mm256_and_si256(nan, splat(1 << 22)))
+}
+
+/// Eight float16 codes (words) as float32 bits, times `scale` (exact: a
+/// power of two that keeps every value normal).
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
+fn from_f16(h: __m128i, scale: f32) -> V {
+    let x = _mm256_cvtph_ps(h);
+    _mm256_castps_si256(if scale == 1.0 {
+        x
+    } else {
+        _mm256_mul_ps(x, _mm256_set1_ps(scale))
+    })
+}
+
+/// 16 bytes widened to words: the low eight, the high eight.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn halves8(b: __m128i) -> [__m128i; 2] {
+    [
+        _mm_cvtepu8_epi16(b),
+        _mm_cvtepu8_epi16(_mm_srli_si128::<8>(b)),
+    ]
+}
+
+/// The 32 nibbles at `p` (low nibble first) as bytes, in two vectors of 16.
+///
+/// # Safety
+/// `p` is readable for 16 bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn nibbles(p: *const u8) -> [__m128i; 2] {
+    // SAFETY: the caller's 16 bytes.
+    let v = unsafe { _mm_loadu_si128(p.cast()) };
+    let m = _mm_set1_epi8(0x0F);
+    let lo = _mm_and_si128(v, m);
+    let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), m);
+    [_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi)]
+}
+
+/// 32 small integers in bytes (two vectors of 16, signed or not) as float32.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bytes_to_f32<const SIGNED: bool>(b: [__m128i; 2]) -> Four {
+    let w = |v: __m128i| {
+        let d = if SIGNED {
+            _mm256_cvtepi8_epi32(v)
+        } else {
+            _mm256_cvtepu8_epi32(v)
+        };
+        _mm256_castps_si256(_mm256_cvtepi32_ps(d))
+    };
+    let [a, b] = b;
+    [
+        w(a),
+        w(_mm_srli_si128::<8>(a)),
+        w(b),
+        w(_mm_srli_si128::<8>(b)),
+    ]
+}
+
+// ------------------------------------------------------------- sources
+
+pub struct F32In;
+impl VSrc for F32In {
+    const DT: i32 = 1;
+    const BITS: usize = 32;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 128 bytes.
+        std::array::from_fn(|k| unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) })
+    }
+}
+
+pub struct F16In;
+impl VSrc for F16In {
+    const DT: i32 = 2;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 64 bytes.
+        std::array::from_fn(|k| from_f16(unsafe { _mm_loadu_si128(p.add(16 * k).cast()) }, 1.0))
+    }
+}
+
+pub struct Bf16In;
+impl VSrc for Bf16In {
+    const DT: i32 = 3;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        std::array::from_fn(|k| {
+            // SAFETY: the caller's 64 bytes.
+            let h = unsafe { _mm_loadu_si128(p.add(16 * k).cast()) };
+            quiet32(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+        })
+    }
+}
+
+/// float8_e5m2 is float16's top byte: shifted into place, exact.
+pub struct E5m2In;
+impl VSrc for E5m2In {
+    const DT: i32 = 5;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        let ([w0, w1], [w2, w3]) = (
+            halves8(_mm256_castsi256_si128(v)),
+            halves8(_mm256_extracti128_si256::<1>(v)),
+        );
+        [w0, w1, w2, w3].map(|w| from_f16(_mm_slli_epi16::<8>(w), 1.0))
+    }
+}
+
+/// float8_e4m3fn: the magnitude at float16's bit 7 is a float16 2^8 times
+/// too small (normal and subnormal alike); 0x7F and 0xFF are NaN.
+pub struct E4m3In;
+impl VSrc for E4m3In {
+    const DT: i32 = 4;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        let ([w0, w1], [w2, w3]) = (
+            halves8(_mm256_castsi256_si128(v)),
+            halves8(_mm256_extracti128_si256::<1>(v)),
+        );
+        let nan_at = splat(480f32.to_bits()); // 0x7F read as a number
+        [w0, w1, w2, w3].map(|w| {
+            // sign to bit 15, magnitude to bits 13 .. 7.
+            let h = _mm_and_si128(
+                _mm_srai_epi16::<1>(_mm_slli_epi16::<8>(w)),
+                _mm_set1_epi16(0xBFFF_u16 as i16),
+            );
+            let x = from_f16(h, 256.0);
+            let sign = _mm256_and_si256(x, splat(0x8000_0000));
+            let nan = _mm256_cmpeq_epi32(_mm256_and_si256(x, splat(0x7FFF_FFFF)), nan_at);
+            _mm256_blendv_epi8(x, _mm256_or_si256(sign, splat(0x7FC0_0000)), nan)
+        })
+    }
+}
+
+/// float4_e2m1fn: the code's float16 (a 16-entry table of top bytes) is
+/// 2^14 times too small.
+pub struct E2m1In;
+impl VSrc for E2m1In {
+    const DT: i32 = 6;
+    const BITS: usize = 4;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // Top byte of the float16 (code & 8) << 12 | (code & 7) << 9.
+        let table = _mm_setr_epi8(
+            0, 2, 4, 6, 8, 10, 12, 14, -128, -126, -124, -122, -120, -118, -116, -114,
+        );
+        // SAFETY: the caller's 16 bytes.
+        let [a, b] = unsafe { nibbles(p) }.map(|e| _mm_shuffle_epi8(table, e));
+        let z = _mm_setzero_si128();
+        [
+            _mm_unpacklo_epi8(z, a),
+            _mm_unpackhi_epi8(z, a),
+            _mm_unpacklo_epi8(z, b),
+            _mm_unpackhi_epi8(z, b),
+        ]
+        .map(|h| from_f16(h, 16384.0))
+    }
+}
+
+pub struct I8In<const SIGNED: bool>;
+impl<const SIGNED: bool> VSrc for I8In<SIGNED> {
+    const DT: i32 = if SIGNED { 13 } else { 14 };
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        bytes_to_f32::<SIGNED>([_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)])
+    }
+}
+
+pub struct I4In<const SIGNED: bool>;
+impl<const SIGNED: bool> VSrc for I4In<SIGNED> {
+    const DT: i32 = if SIGNED { 15 } else { 16 };
+    const BITS: usize = 4;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 16 bytes.
+        let b = unsafe { nibbles(p) };
+        // Signed: (c ^ 8) - 8 extends bit 3.
+        let b = if SIGNED {
+            let e = _mm_set1_epi8(8);
+            b.map(|v| _mm_sub_epi8(_mm_xor_si128(v, e), e))
+        } else {
+            b
+        };
+        bytes_to_f32::<SIGNED>(b)
+    }
+}
+
+pub struct I16In<const SIGNED: bool>;
+impl<const SIGNED: bool> VSrc for I16In<SIGNED> {
+    const DT: i32 = if SIGNED { 11 } else { 12 };
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        std::array::from_fn(|k| {
+            // SAFETY: the caller's 64 bytes.
+            let h = unsafe { _mm_loadu_si128(p.add(16 * k).cast()) };
+            let d = if SIGNED {
+                _mm256_cvtepi16_epi32(h)
+            } else {
+                _mm256_cvtepu16_epi32(h)
+            };
+            _mm256_castps_si256(_mm256_cvtepi32_ps(d))
+        })
+    }
+}
+
+/// bool: any byte but 0 is true (1.0).
+pub struct BoolIn;
+impl VSrc for BoolIn {
+    const DT: i32 = 19;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        let one = _mm256_andnot_si256(
+            _mm256_cmpeq_epi8(v, _mm256_setzero_si256()),
+            _mm256_set1_epi8(1),
+        );
+        bytes_to_f32::<false>([
+            _mm256_castsi256_si128(one),
+            _mm256_extracti128_si256::<1>(one),
+        ])
+    }
+}
+
+/// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
+pub struct F64Near;
+impl VSrc for F64Near {
+    const DT: i32 = 0;
+    const BITS: usize = 64;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 256 bytes.
+        let half = |k: usize| unsafe { _mm256_cvtpd_ps(_mm256_loadu_pd(p.add(32 * k).cast())) };
+        std::array::from_fn(|k| _mm256_castps_si256(_mm256_set_m128(half(2 * k + 1), half(2 * k))))
+    }
+}
+
+/// float64 rounded to odd (see `lanes::f64_to_f32` for why): VCVTPD2PS
+/// under round-toward-zero, then the last bit set where that was inexact
+/// (the float32 widened back differs; never for a NaN, which an ordered
+/// compare leaves alone). Past float32's range that gives its largest
+/// finite value (odd), infinities stay, NaNs keep their top payload bits.
+pub struct F64Odd;
+impl VSrc for F64Odd {
+    const DT: i32 = 0;
+    const BITS: usize = 64;
+    const MXCSR: u32 = MXCSR_RZ;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        let odd8 = |k: usize| {
+            // SAFETY: the caller's 256 bytes.
+            let [a, b] = [0, 1].map(|j| unsafe { _mm256_loadu_pd(p.add(64 * k + 32 * j).cast()) });
+            let [ta, tb] = [a, b].map(|x| _mm256_cvtpd_ps(x));
+            let ne = |x, t| _mm256_castpd_ps(_mm256_cmp_pd::<_CMP_NEQ_OQ>(_mm256_cvtps_pd(t), x));
+            // The low halves of the 64-bit masks, in element order.
+            let m = _mm256_shuffle_ps::<0b10_00_10_00>(ne(a, ta), ne(b, tb));
+            let m = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(m));
+            let t = _mm256_castps_si256(_mm256_set_m128(tb, ta));
+            _mm256_or_si256(t, _mm256_and_si256(m, splat(1)))
+        };
+        std::array::from_fn(odd8)
+    }
+}
+
+// -------------------------------------------------------- destinations
+
+pub struct F32Out;
+impl VDst for F32Out {
+    const DT: i32 = 1;
+    const BITS: usize = 32;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        for (k, v) in x.into_iter().enumerate() {
+            // SAFETY: the caller's 128 bytes.
+            unsafe { put256::<NT>(p.add(32 * k), v) }
+        }
+    }
+}
+
+pub struct F64Out;
+impl VDst for F64Out {
+    const DT: i32 = 0;
+    const BITS: usize = 64;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        for (k, v) in x.into_iter().enumerate() {
+            let v = _mm256_castsi256_ps(v);
+            let lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
+            let hi = _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v));
+            // SAFETY: the caller's 256 bytes.
+            unsafe {
+                put256::<NT>(p.add(64 * k), _mm256_castpd_si256(lo));
+                put256::<NT>(p.add(64 * k + 32), _mm256_castpd_si256(hi));
+            }
+        }
+    }
+}
+
+pub struct F16Out;
+impl VDst for F16Out {
+    const DT: i32 = 2;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let h = |v: V| _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_castsi256_ps(v));
+        let [a, b, c, d] = x;
+        // SAFETY: the caller's 64 bytes.
+        unsafe {
+            put256::<NT>(p, join(h(a), h(b)));
+            put256::<NT>(p.add(32), join(h(c), h(d)));
+        }
+    }
+}
+
+/// float32 -> bfloat16 on the integer bits (`lanes::enc_bf16`).
+pub struct Bf16Out;
+impl VDst for Bf16Out {
+    const DT: i32 = 3;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let r = |a: V| {
+            let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(a), splat(1));
+            let up = _mm256_add_epi32(a, _mm256_add_epi32(lsb, splat(0x7FFF)));
+            let nan =
+                _mm256_cmpgt_epi32(_mm256_and_si256(a, splat(0x7FFF_FFFF)), splat(0x7F80_0000));
+            let q = _mm256_or_si256(a, splat(0x0040_0000));
+            _mm256_srli_epi32::<16>(_mm256_blendv_epi8(up, q, nan))
+        };
+        let two = |a, b| _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(r(a), r(b)));
+        let [a, b, c, d] = x;
+        // SAFETY: the caller's 64 bytes.
+        unsafe {
+            put256::<NT>(p, two(a, b));
+            put256::<NT>(p.add(32), two(c, d));
+        }
+    }
+}
+
+/// The codes of `fmt` (a float8 or float4) nearest 16 float32 (`x0` then
+/// `x1`), in word lanes, through float16: `avx512::narrow16`'s method (its
+/// comment has the proof of the single rounding), 16 lanes a word
+/// operation, with one change: instead of a mask of the lanes to round to
+/// odd, the sticky bit is folded into x itself before the conversion. Bit
+/// 11 + d of x (float16's code bit d - 2 in the normal range, d - 2 - k for
+/// a subnormal result k binades down) is set where any bit below it is:
+/// for k <= d - 2 it lands below the code's round bit d - 1 and rounds as
+/// the bits it stands for would; from k = d - 1 >= 12 - d on the code
+/// rounds to zero with or without it (`avx512::narrow16`). NaNs stay NaNs
+/// (the bit is under the payload bits kept), infinities have no bit to set.
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
+fn narrow16(x0: V, x1: V, fmt: Format) -> V {
+    let d = 10 - fmt.fraction_bits;
+    let scale = f32::from_bits(((127 + fmt.bias - 15) as u32) << 23);
+    let below = splat((1 << (11 + d)) - 1);
+    let half = |x: V| {
+        let sticky = _mm256_and_si256(
+            _mm256_add_epi32(_mm256_and_si256(x, below), below),
+            splat(1 << (11 + d)),
+        );
+        let x = _mm256_castsi256_ps(_mm256_or_si256(x, sticky));
+        let y = if fmt.bias == 15 {
+            x
+        } else {
+            _mm256_mul_ps(x, _mm256_set1_ps(scale))
+        };
+        _mm256_cvtps_ph::<_MM_FROUND_TO_ZERO>(y)
+    };
+    let h = join(half(x0), half(x1));
+    let a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
+    let sign_at = 16 - fmt.bits() as i32;
+    let ride = sign_at == d as i32;
+    let m = if ride {
+        h
+    } else if fmt.has_infinity() {
+        a
+    } else {
+        _mm256_min_epu16(a, _mm256_set1_epi16((fmt.max_finite_bits() << d) as i16))
+    };
+    // Nearest-even at bit d: avg(m, 2^(d-1) - 2 + last) >> (d - 1), with
+    // `last` the last kept bit (VPAVGW adds one more and halves).
+    let one = _mm256_set1_epi16(1);
+    let dv = _mm_cvtsi32_si128(d as i32);
+    let last = _mm256_and_si256(_mm256_srl_epi16(m, dv), one);
+    let c = _mm256_or_si256(last, _mm256_set1_epi16((1 << (d - 1)) - 2));
+    let r = _mm256_srl_epi16(
+        opaque(_mm256_avg_epu16(m, c)),
+        _mm_cvtsi32_si128(d as i32 - 1),
+    );
+    let top = _mm256_srl_epi16(h, _mm_cvtsi32_si128(sign_at));
+    let nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(0x7C00));
+    let sign = _mm256_set1_epi16(fmt.sign_mask() as i16);
+    match fmt.specials {
+        // The sign rode along; a NaN keeps its top payload bits, quiet.
+        Specials::Ieee => {
+            let q = _mm256_set1_epi16(1 << (fmt.fraction_bits - 1));
+            _mm256_blendv_epi8(r, _mm256_or_si256(top, q), nan)
+        }
+        // NaN: the format's NaN of x's sign.
+        Specials::FnNan => {
+            let all = _mm256_set1_epi16(fmt.magnitude_mask() as i16);
+            _mm256_or_si256(_mm256_blendv_epi8(r, all, nan), _mm256_and_si256(top, sign))
+        }
+        // NaN: +0.
+        Specials::Finite => {
+            _mm256_andnot_si256(nan, _mm256_or_si256(r, _mm256_and_si256(top, sign)))
+        }
+    }
+}
+
+/// 32 bytes in element order from 16-bit lanes `a` then `b` (each < 256).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn words_to_bytes(a: V, b: V) -> V {
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b))
+}
+
+/// 32 bytes (each < 16) as 16 bytes of nibbles, low nibble first.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bytes_to_nibbles(b: V) -> __m128i {
+    let w = _mm256_maddubs_epi16(b, _mm256_set1_epi16(0x1001));
+    _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b00_00_10_00>(
+        _mm256_packus_epi16(w, w),
+    ))
+}
+
+pub struct NarrowOut<const FMT: u8>;
+/// `NarrowOut`'s formats by number (a const generic cannot be a `Format`).
+const fn narrow_format(k: u8) -> Format {
+    match k {
+        0 => E4M3FN,
+        1 => E5M2,
+        _ => E2M1FN,
+    }
+}
+pub type E4m3Out = NarrowOut<0>;
+pub type E5m2Out = NarrowOut<1>;
+pub type E2m1Out = NarrowOut<2>;
+
+impl<const FMT: u8> VDst for NarrowOut<FMT> {
+    const DT: i32 = 4 + FMT as i32;
+    const BITS: usize = narrow_format(FMT).bits() as usize;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let f = narrow_format(FMT);
+        let [a, b, c, d] = x;
+        let bytes = words_to_bytes(narrow16(a, b, f), narrow16(c, d, f));
+        // SAFETY: the caller's 32 (float4: 16) bytes.
+        unsafe {
+            if Self::BITS == 4 {
+                put128::<NT>(p, bytes_to_nibbles(bytes));
+            } else {
+                put256::<NT>(p, bytes);
+            }
+        }
+    }
+}
+
+/// Integers in [LO, HI] (at most 16 bits): truncated, saturated, NaN 0 (as
+/// `lanes::to_int`), in `BITS`-bit elements.
+pub struct IntOut<const LO: i32, const HI: i32, const BITS: usize>;
+pub type I16Out = IntOut<-32768, 32767, 16>;
+pub type U16Out = IntOut<0, 65535, 16>;
+pub type I8Out = IntOut<-128, 127, 8>;
+pub type U8Out = IntOut<0, 255, 8>;
+pub type I4Out = IntOut<-8, 7, 4>;
+pub type U4Out = IntOut<0, 15, 4>;
+
+/// 32 dwords (each in a byte's range, signed or not) as 32 bytes in order.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn dwords_to_bytes<const SIGNED: bool>(x: Four) -> V {
+    let [a, b, c, d] = x;
+    let (ab, cd) = (_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+    let v = if SIGNED {
+        _mm256_packs_epi16(ab, cd)
+    } else {
+        _mm256_packus_epi16(ab, cd)
+    };
+    // Dword 4L + k holds vector k's four of 128-bit lane L.
+    _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+}
+
+impl<const LO: i32, const HI: i32, const BITS: usize> VDst for IntOut<LO, HI, BITS> {
+    const DT: i32 = match (BITS, LO < 0) {
+        (16, true) => 11,
+        (16, false) => 12,
+        (8, true) => 13,
+        (8, false) => 14,
+        (_, true) => 15,
+        (_, false) => 16,
+    };
+    const BITS: usize = BITS;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let int = |v: V| {
+            let v = _mm256_castsi256_ps(v);
+            let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+            let v = _mm256_min_ps(
+                _mm256_max_ps(v, _mm256_set1_ps(LO as f32)),
+                _mm256_set1_ps(HI as f32),
+            );
+            _mm256_cvttps_epi32(v)
+        };
+        let c = x.map(int);
+        // SAFETY: the caller's STEP * BITS / 8 bytes.
+        unsafe {
+            if BITS == 16 {
+                let [a, b, e, f] = c;
+                let two = |a, b| {
+                    let v = if LO < 0 {
+                        _mm256_packs_epi32(a, b)
+                    } else {
+                        _mm256_packus_epi32(a, b)
+                    };
+                    _mm256_permute4x64_epi64::<0b11_01_10_00>(v)
+                };
+                put256::<NT>(p, two(a, b));
+                put256::<NT>(p.add(32), two(e, f));
+            } else if BITS == 8 {
+                let v = if LO < 0 {
+                    dwords_to_bytes::<true>(c)
+                } else {
+                    dwords_to_bytes::<false>(c)
+                };
+                put256::<NT>(p, v);
+            } else {
+                let v = _mm256_and_si256(dwords_to_bytes::<true>(c), _mm256_set1_epi8(0x0F));
+                put128::<NT>(p, bytes_to_nibbles(v));
+            }
+        }
+    }
+}
+
+/// bool: 1 for anything but ±0 (a NaN is true).
+pub struct BoolOut;
+impl VDst for BoolOut {
+    const DT: i32 = 19;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let zero = _mm256_setzero_si256();
+        let b = x.map(|v| {
+            _mm256_andnot_si256(
+                _mm256_cmpeq_epi32(_mm256_slli_epi32::<1>(v), zero),
+                splat(1),
+            )
+        });
+        // SAFETY: the caller's 32 bytes.
+        unsafe { put256::<NT>(p, dwords_to_bytes::<false>(b)) }
+    }
+}
