@@ -18,10 +18,12 @@ lib.nx_convert.restype = ctypes.c_int32
 lib.nx_kernel_isa.restype = ctypes.c_char_p
 libc = ctypes.CDLL(None)
 libc.memcpy.restype = ctypes.c_void_p
-# bench/read_floor.c: one read of the source, the time no conversion can beat.
-floor_lib = ctypes.CDLL(os.environ["NX_BENCH_READ_LIB"])
+# bench/floors.c: one read of the source (the time no conversion can beat)
+# and plain copy loops (memcpy's column is the fastest of glibc's and these).
+floor_lib = ctypes.CDLL(os.environ["NX_BENCH_FLOORS_LIB"])
 for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
     f.restype = ctypes.c_uint64
+COPIES = (libc.memcpy, floor_lib.nx_bench_copy, floor_lib.nx_bench_copy_prefetch, floor_lib.nx_bench_copy_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
         "float4_e2m1fn": 6, "int8": 13, "uint8": 14}
@@ -108,8 +110,7 @@ def main(out_path):
             a = np.ones(half, np.uint8)
             b = np.zeros(half, np.uint8)
             margs = (ctypes.c_void_p(b.ctypes.data), ctypes.c_void_p(a.ctypes.data), ctypes.c_size_t(half))
-            memcpy = libc.memcpy
-            t_memcpy = best_time(lambda: memcpy(*margs), size)
+            t_memcpy = min(best_time(lambda: f(*margs), size) for f in COPIES)
             del a, b
             rargs = (ctypes.c_void_p(packed.ctypes.data), ctypes.c_size_t(size))
             t_read = min(best_time(lambda: f(*rargs), size)
@@ -130,10 +131,11 @@ def main(out_path):
         f.write(f"`make bench`, one thread, level `{isa}` ({platform.processor() or platform.machine()}), "
                 f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}. Source: standard normal values "
                 f"(random integers for int8). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
-                f"for the same number of bytes moved (half read, half written) over ours; numpy / ml_dtypes "
+                f"for the same number of bytes moved (half read, half written) over ours, memcpy being the "
+                f"fastest of glibc's and three copy loops (`bench/floors.c`: plain, prefetching, streaming); numpy / ml_dtypes "
                 f"run `np.copyto(out, src, casting='unsafe')` into a preallocated array; nx_convert and memcpy "
                 f"are called through ctypes with prebuilt arguments. \"x read\" is the time of one read of "
-                f"the source alone (`bench/read_floor.c`, the faster of with and without prefetch) over ours: "
+                f"the source alone (`bench/floors.c`, the faster of with and without prefetch) over ours: "
                 f"a conversion at the read floor shows 1.00.\n\n"
                 f"A call that moves nothing (n = 0) costs {cost_ours * 1e9:.0f} ns through ctypes; "
                 f"`np.copyto` of empty arrays costs {cost_numpy * 1e9:.0f} ns.\n\n")

@@ -24,10 +24,10 @@ TEST_TARGETS += test-kernels-isa
 test-exhaustive:
 	$(CARGO) test --release --test exhaustive -- --ignored --nocapture --test-threads=1
 
-$(BUILD)/bench/read_floor.so: bench/read_floor.c
+$(BUILD)/bench/floors.so: bench/floors.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(WARN) -O3 -march=native -shared -fPIC $< -o $@
 
-bench: lib $(BUILD)/bench/read_floor.so
-	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_READ_LIB=$(abspath $(BUILD)/bench/read_floor.so) \
+bench: lib $(BUILD)/bench/floors.so
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_FLOORS_LIB=$(abspath $(BUILD)/bench/floors.so) \
 	  $(PYTHON) bench/bench_convert.py bench/results/convert.md
