@@ -236,12 +236,12 @@ fn word<const N: usize>(win: &mut [u8; WINDOW], at: usize, w: [u8; N]) {
     }
 }
 
-/// Sixteen ASCII zeros.
-const ZEROS: u128 = u128::from_le_bytes([b'0'; 16]);
-
 /// Digits left-aligned in 17 places (9 unless WIDE): the first in ASCII,
 /// the next 16 (or 8, then '0's) in ASCII from the low byte, and how many
 /// of those come up to the last that is not 0 (the decimal's length - 1).
+/// Both widths take `sixteen` (the SIMD digits where there are): for 9
+/// places the second half is 0, and that is still faster than the
+/// word-at-a-time eight (float32 text 20.3 against 21.7 ns here).
 #[inline(always)]
 fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
     if WIDE {
@@ -255,9 +255,8 @@ fn split<const WIDE: bool>(v: u64) -> (u8, u128, usize) {
         (b'0' + first as u8, rest, more as usize)
     } else {
         let (first, rest) = (v / 100_000_000, v % 100_000_000);
-        let rest = eight_digits(rest as u32);
-        let more = significant(rest) as usize;
-        (b'0' + first as u8, u128::from(rest) | ZEROS << 64, more)
+        let (rest, more) = sixteen(rest as u32, 0);
+        (b'0' + first as u8, rest, more as usize)
     }
 }
 
