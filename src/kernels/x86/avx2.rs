@@ -129,14 +129,17 @@ fn from_f16(h: __m128i, scale: f32) -> V {
     })
 }
 
-/// 16 bytes widened to words: the low eight, the high eight.
+/// The 32 bytes at `p` widened to words, eight a vector.
+///
+/// # Safety
+/// `p` is readable for 32 bytes.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn halves8(b: __m128i) -> [__m128i; 2] {
-    [
-        _mm_cvtepu8_epi16(b),
-        _mm_cvtepu8_epi16(_mm_srli_si128::<8>(b)),
-    ]
+unsafe fn words32(p: *const u8) -> [__m128i; 4] {
+    // SAFETY: the caller's 32 bytes.
+    let v = unsafe { _mm256_loadu_si256(p.cast()) };
+    let (a, b) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    [a, _mm_srli_si128::<8>(a), b, _mm_srli_si128::<8>(b)].map(|h| _mm_cvtepu8_epi16(h))
 }
 
 /// The 32 nibbles at `p` (low nibble first) as bytes, in two vectors of 16.
@@ -225,12 +228,7 @@ impl VSrc for E5m2In {
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
         // SAFETY: the caller's 32 bytes.
-        let v = unsafe { _mm256_loadu_si256(p.cast()) };
-        let ([w0, w1], [w2, w3]) = (
-            halves8(_mm256_castsi256_si128(v)),
-            halves8(_mm256_extracti128_si256::<1>(v)),
-        );
-        [w0, w1, w2, w3].map(|w| from_f16(_mm_slli_epi16::<8>(w), 1.0))
+        unsafe { words32(p) }.map(|w| from_f16(_mm_slli_epi16::<8>(w), 1.0))
     }
 }
 
@@ -244,13 +242,9 @@ impl VSrc for E4m3In {
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
         // SAFETY: the caller's 32 bytes.
-        let v = unsafe { _mm256_loadu_si256(p.cast()) };
-        let ([w0, w1], [w2, w3]) = (
-            halves8(_mm256_castsi256_si128(v)),
-            halves8(_mm256_extracti128_si256::<1>(v)),
-        );
+        let w = unsafe { words32(p) };
         let nan_at = splat(480f32.to_bits()); // 0x7F read as a number
-        [w0, w1, w2, w3].map(|w| {
+        w.map(|w| {
             // sign to bit 15, magnitude to bits 13 .. 7.
             let h = _mm_and_si128(
                 _mm_srai_epi16::<1>(_mm_slli_epi16::<8>(w)),
