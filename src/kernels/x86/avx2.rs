@@ -26,7 +26,7 @@ type V = __m256i;
 type Four = [V; 4];
 
 /// Elements a step.
-pub const STEP: usize = 32;
+const STEP: usize = 32;
 
 /// A source dtype: `get` widens 32 elements at `p` to float32 bits,
 /// exactly (or rounded to odd or nearest, for float64), under `MXCSR`.
@@ -129,17 +129,31 @@ fn from_f16(h: __m128i, scale: f32) -> V {
     })
 }
 
-/// The 32 bytes at `p` widened to words, eight a vector.
+/// The 32 bytes at `p` widened to words, sixteen a vector.
 ///
 /// # Safety
 /// `p` is readable for 32 bytes.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn words32(p: *const u8) -> [__m128i; 4] {
+unsafe fn words32(p: *const u8) -> [V; 2] {
     // SAFETY: the caller's 32 bytes.
     let v = unsafe { _mm256_loadu_si256(p.cast()) };
-    let (a, b) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-    [a, _mm_srli_si128::<8>(a), b, _mm_srli_si128::<8>(b)].map(|h| _mm_cvtepu8_epi16(h))
+    [_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)].map(|b| _mm256_cvtepu8_epi16(b))
+}
+
+/// Two vectors of 16 float16 codes as 32 float32 bits, times `scale` (see
+/// `from_f16`).
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
+fn from_f16x32(h: [V; 2], scale: f32) -> Four {
+    let [a, b] = h;
+    let f = |v: __m128i| from_f16(v, scale);
+    [
+        f(_mm256_castsi256_si128(a)),
+        f(_mm256_extracti128_si256::<1>(a)),
+        f(_mm256_castsi256_si128(b)),
+        f(_mm256_extracti128_si256::<1>(b)),
+    ]
 }
 
 /// The 32 nibbles at `p` (low nibble first) as bytes, in two vectors of 16.
@@ -228,7 +242,8 @@ impl VSrc for E5m2In {
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
         // SAFETY: the caller's 32 bytes.
-        unsafe { words32(p) }.map(|w| from_f16(_mm_slli_epi16::<8>(w), 1.0))
+        let w = unsafe { words32(p) };
+        from_f16x32(w.map(|w| _mm256_slli_epi16::<8>(w)), 1.0)
     }
 }
 
@@ -243,18 +258,23 @@ impl VSrc for E4m3In {
     unsafe fn get(p: *const u8) -> Four {
         // SAFETY: the caller's 32 bytes.
         let w = unsafe { words32(p) };
-        let nan_at = splat(480f32.to_bits()); // 0x7F read as a number
-        w.map(|w| {
-            // sign to bit 15, magnitude to bits 13 .. 7.
-            let h = _mm_and_si128(
-                _mm_srai_epi16::<1>(_mm_slli_epi16::<8>(w)),
-                _mm_set1_epi16(0xBFFF_u16 as i16),
+        let h = w.map(|w| {
+            // Sign to bit 15, magnitude to bits 13 .. 7; NaN (magnitude
+            // 0x7F) to float16's quiet NaN of its sign, which the product
+            // keeps.
+            let h = _mm256_and_si256(
+                _mm256_srai_epi16::<1>(_mm256_slli_epi16::<8>(w)),
+                _mm256_set1_epi16(0xBFFF_u16 as i16),
             );
-            let x = from_f16(h, 256.0);
-            let sign = _mm256_and_si256(x, splat(0x8000_0000));
-            let nan = _mm256_cmpeq_epi32(_mm256_and_si256(x, splat(0x7FFF_FFFF)), nan_at);
-            _mm256_blendv_epi8(x, _mm256_or_si256(sign, splat(0x7FC0_0000)), nan)
-        })
+            let m = _mm256_set1_epi16(0x7F);
+            let nan = _mm256_cmpeq_epi16(_mm256_and_si256(w, m), m);
+            let q = _mm256_or_si256(
+                _mm256_and_si256(h, _mm256_set1_epi16(0x8000_u16 as i16)),
+                _mm256_set1_epi16(0x7E00),
+            );
+            _mm256_blendv_epi8(h, q, nan)
+        });
+        from_f16x32(h, 256.0)
     }
 }
 

@@ -309,8 +309,8 @@ type Raw = unsafe fn(*const u8, *mut u8, usize);
 
 /// MXCSR for the kernels: every exception masked, no FTZ or DAZ, and round
 /// to nearest-even (`MXCSR_RN`) or toward zero (`MXCSR_RZ`).
-pub const MXCSR_RN: u32 = 0x1F80;
-pub const MXCSR_RZ: u32 = 0x7F80;
+pub(crate) const MXCSR_RN: u32 = 0x1F80;
+pub(crate) const MXCSR_RZ: u32 = 0x7F80;
 
 #[inline(always)]
 fn mxcsr() -> u32 {
