@@ -6,8 +6,8 @@
 //!
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
-//! the caller's): round to nearest (toward zero for `F64Odd`), no FTZ/DAZ,
-//! exceptions masked. Under it:
+//! the caller's): round to nearest (toward zero for `F64Odd` and
+//! `F64Fold`), no FTZ/DAZ, exceptions masked. Under it:
 //! - VCVTPH2PS and VCVTPS2PD widen exactly, quieting a NaN and keeping its
 //!   payload, as `lanes::dec` and `lanes::dec_to_f64` do;
 //! - VCVTPD2PS rounds as `lanes::f64_to_f32`, NaN included (quiet, top
@@ -417,6 +417,40 @@ impl VSrc for F64Odd {
             _mm256_or_si256(t, _mm256_and_si256(m, splat(1)))
         };
         std::array::from_fn(odd8)
+    }
+}
+
+/// float64 rounded to odd where float32 is normal or overflows, by integer
+/// work in place of `F64Odd`'s widening back and compare: float32's last
+/// bit is float64's bit 29, so setting it where any bit below is set and
+/// then truncating (VCVTPD2PS under round-toward-zero) is rounding to odd
+/// (a truncation ending in 0 steps up to its odd neighbour, one ending in 1
+/// is already it). Past float32's range that gives its largest finite value,
+/// as `F64Odd`. Below float32's normals (|x| < 2^-126) the bit stands too
+/// high and the result is only truncated: for destinations whose every
+/// value and midpoint lies far above (float16, float8, float4, integers),
+/// where all of those round to a zero of x's sign either way (not bfloat16,
+/// whose subnormals reach 2^-133, nor bool, where 2^-1074 is true). A NaN
+/// stays a NaN, its float32 payload's last bit maybe set, which no
+/// destination here keeps.
+pub struct F64Fold;
+impl VSrc for F64Fold {
+    const DT: i32 = 0;
+    const BITS: usize = 64;
+    const MXCSR: u32 = MXCSR_RZ;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        let below = _mm256_set1_epi64x((1 << 29) - 1);
+        let odd = _mm256_set1_epi64x(1 << 29);
+        let half = |k: usize| {
+            // SAFETY: the caller's 256 bytes.
+            let x = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
+            let exact = _mm256_cmpeq_epi64(_mm256_and_si256(x, below), _mm256_setzero_si256());
+            let x = _mm256_or_si256(x, _mm256_andnot_si256(exact, odd));
+            _mm256_cvtpd_ps(_mm256_castsi256_pd(x))
+        };
+        std::array::from_fn(|k| _mm256_castps_si256(_mm256_set_m128(half(2 * k + 1), half(2 * k))))
     }
 }
 
