@@ -420,34 +420,49 @@ impl VSrc for F64Odd {
     }
 }
 
-/// float64 rounded to odd where float32 is normal or overflows, by integer
-/// work in place of `F64Odd`'s widening back and compare: float32's last
-/// bit is float64's bit 29, so setting it where any bit below is set and
-/// then truncating (VCVTPD2PS under round-toward-zero) is rounding to odd
-/// (a truncation ending in 0 steps up to its odd neighbour, one ending in 1
-/// is already it). Past float32's range that gives its largest finite value,
-/// as `F64Odd`. Below float32's normals (|x| < 2^-126) the bit stands too
-/// high and the result is only truncated: for destinations whose every
-/// value and midpoint lies far above (float16, float8, float4, integers),
-/// where all of those round to a zero of x's sign either way (not bfloat16,
-/// whose subnormals reach 2^-133, nor bool, where 2^-1074 is true). A NaN
-/// stays a NaN, its float32 payload's last bit maybe set, which no
-/// destination here keeps.
-pub struct F64Fold;
-impl VSrc for F64Fold {
+/// float64 -> float32 bits that round into the destination as float64
+/// would, by integer work in place of `F64Odd`'s widening back and compare:
+/// where any bit of x below bit `B` is set, set bit `B`, then truncate
+/// (VCVTPD2PS under round-toward-zero). The bit stays in x's binade, and a
+/// NaN stays a NaN (its float32 payload's bit B - 29 maybe set, which no
+/// destination here keeps).
+///
+/// `B = 29`, for float16, float8, float4 and the integers: float32's last
+/// bit is float64's bit 29 wherever float32 is normal, so this is rounding
+/// to odd there (a truncation ending in 0 steps to its odd neighbour, one
+/// ending in 1 is it), and past float32's range it gives the largest finite
+/// value, as `F64Odd`. Below float32's normals (|x| < 2^-126) it only
+/// truncates, which is enough: every value and midpoint of these
+/// destinations lies far above, and all of that rounds to a zero of x's sign
+/// either way.
+///
+/// `B = 40`, for bfloat16 (whose subnormals reach 2^-133, so the above is
+/// not enough): bfloat16 rounds float32 bits at its round bit, float32 bit
+/// 15, with a sticky bit standing for bits 14..0. Where float32 is normal
+/// (or overflows) those are float64 bits 44 and 43..29, and bit 40, set
+/// where any bit below it is, survives the truncation at bit 29 inside
+/// the sticky range. For 2^-134 <= |x| < 2^-126 (exponent e from -134 to
+/// -127), float32's last bit (2^-149) is float64 bit -97 - e <= 37 and
+/// bfloat16's round bit (2^-134) is bit -82 - e >= 45: bit 40 again survives
+/// the truncation and stands below the round bit. Below 2^-134 both x and
+/// the result round to a zero of x's sign. (Any B from 37 to 43 would do;
+/// the kernel tests fail at 36 and at 44.) Bool still needs `F64Odd` (the
+/// least float64 is true).
+pub struct F64Fold<const B: u32>;
+impl<const B: u32> VSrc for F64Fold<B> {
     const DT: i32 = 0;
     const BITS: usize = 64;
     const MXCSR: u32 = MXCSR_RZ;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
-        let below = _mm256_set1_epi64x((1 << 29) - 1);
-        let odd = _mm256_set1_epi64x(1 << 29);
+        let below = _mm256_set1_epi64x((1 << B) - 1);
+        let bit = _mm256_set1_epi64x(1 << B);
         let half = |k: usize| {
             // SAFETY: the caller's 256 bytes.
             let x = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
             let exact = _mm256_cmpeq_epi64(_mm256_and_si256(x, below), _mm256_setzero_si256());
-            let x = _mm256_or_si256(x, _mm256_andnot_si256(exact, odd));
+            let x = _mm256_or_si256(x, _mm256_andnot_si256(exact, bit));
             _mm256_cvtpd_ps(_mm256_castsi256_pd(x))
         };
         std::array::from_fn(|k| _mm256_castps_si256(_mm256_set_m128(half(2 * k + 1), half(2 * k))))

@@ -468,9 +468,10 @@ fn build(isa: Isa) -> Table {
              I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
                 [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
                  U8Out, I4Out, U4Out, BoolOut];
-            [F64Fold] =>
+            [F64Fold<29>] =>
                 [F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
-            [F64Odd] => [Bf16Out, BoolOut];
+            [F64Fold<40>] => [Bf16Out];
+            [F64Odd] => [BoolOut];
             [F64Near] => [F32Out];
         );
     }
