@@ -413,16 +413,16 @@ pub fn stream_end() {
 
 type Table = [[Option<SimdKernel>; COUNT]; COUNT];
 
-/// Fill `t` with every `S -> D` of the lists, at level `isa`.
+/// Put `$k::<S, D>` in `t` for every `S -> D` of the lists.
 macro_rules! pairs {
-    ($t:ident, $isa:ident; $( [$($S:ident),*] => $ds:tt );* $(;)?) => {
-        $( $( pairs!(@one $t, $isa, $S => $ds); )* )*
+    ($t:ident, $k:ident; $( [$($S:ident),*] => $ds:tt );* $(;)?) => {
+        $( $( pairs!(@one $t, $k, $S => $ds); )* )*
     };
-    (@one $t:ident, $isa:ident, $S:ident => [$($D:ident),*]) => {
+    (@one $t:ident, $k:ident, $S:ident => [$($D:ident),*]) => {
         $(
             if let Some(row) = $t.get_mut($S::DT as usize) {
                 if let Some(cell) = row.get_mut($D::DT as usize) {
-                    *cell = Some(if $isa == Isa::Avx512 { k_avx512::<$S, $D> } else { k_avx2::<$S, $D> });
+                    *cell = Some($k::<$S, $D>);
                 }
             }
         )*
@@ -451,29 +451,49 @@ macro_rules! vec_pairs {
 
 fn build(isa: Isa) -> Table {
     let mut t: Table = [[None; COUNT]; COUNT];
-    pairs!(t, isa;
-        [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In, U16In, I8In, U8In, I4In, U4In, BoolIn] =>
-            [F32Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
-             U4Out, BoolOut, F64Out];
-        [F64Odd, I32Odd, U32Odd] =>
-            [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out,
-             BoolOut];
-        [F64Near, I32Near, U32Near] => [F32Out];
-    );
-    patch512::patch(&mut t, isa);
-    if isa == Isa::Avx2 {
-        use avx2::*;
-        vec_pairs!(t;
-            [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
-             I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
-                [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
-                 U8Out, I4Out, U4Out, BoolOut];
-            [F64Fold<29>] =>
-                [F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
-            [F64Fold<40>] => [Bf16Out];
-            [F64Odd] => [BoolOut];
-            [F64Near] => [F32Out];
-        );
+    match isa {
+        // The generic kernel for every listed pair, then the hand-written
+        // ones over it (`patch512::patch`).
+        Isa::Avx512 => {
+            pairs!(t, k_avx512;
+                [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In, U16In, I8In, U8In, I4In, U4In,
+                 BoolIn] =>
+                    [F32Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out,
+                     I4Out, U4Out, BoolOut, F64Out];
+                [F64Odd, I32Odd, U32Odd] =>
+                    [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
+                     U4Out, BoolOut];
+                [F64Near, I32Near, U32Near] => [F32Out];
+            );
+            patch512::patch(&mut t, isa);
+        }
+        // Hand-written kernels (`avx2.rs`) for all but the 32-bit integer
+        // sources, which keep the generic one.
+        Isa::Avx2 => {
+            pairs!(t, k_avx2;
+                [I32Odd, U32Odd] =>
+                    [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
+                     U4Out, BoolOut];
+                [I32Near, U32Near] => [F32Out];
+            );
+            // (A block of its own: `avx2`'s names would shadow the generic
+            // ones above.)
+            {
+                use avx2::*;
+                vec_pairs!(t;
+                    [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
+                     I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
+                        [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
+                         U8Out, I4Out, U4Out, BoolOut];
+                    [F64Fold<29>] =>
+                        [F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
+                    [F64Fold<40>] => [Bf16Out];
+                    [F64Odd] => [BoolOut];
+                    [F64Near] => [F32Out];
+                );
+            }
+        }
+        Isa::Scalar => {}
     }
     t
 }
