@@ -26,17 +26,24 @@ for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
 COPIES = (libc.memcpy, floor_lib.nx_bench_copy, floor_lib.nx_bench_copy_prefetch, floor_lib.nx_bench_copy_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
-        "float4_e2m1fn": 6, "int8": 13, "uint8": 14}
+        "float4_e2m1fn": 6, "int8": 13, "uint8": 14, "int4": 15, "uint4": 16}
 NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
       "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
-      "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "int8": np.int8, "uint8": np.uint8}
+      "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "int8": np.int8, "uint8": np.uint8, "int4": ml_dtypes.int4,
+      "uint4": ml_dtypes.uint4}
 BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8,
-        "float4_e2m1fn": 4, "int8": 8, "uint8": 8}
+        "float4_e2m1fn": 4, "int8": 8, "uint8": 8, "int4": 4, "uint4": 4}
 PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),
          ("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"), ("float32", "float8_e5m2"),
          ("float8_e5m2", "float32"), ("float32", "float4_e2m1fn"), ("float4_e2m1fn", "float32"),
          ("float64", "float32"), ("float32", "float64"), ("float64", "float16"), ("float64", "bfloat16"),
          ("float64", "float8_e4m3fn"), ("float64", "float4_e2m1fn"), ("int8", "float32"), ("float32", "int8")]
+# The rest of the list: float64 -> float8_e5m2, float16/bfloat16 <-> float8, and the small
+# integers <-> float32/float16/bfloat16.
+PAIRS += [("float64", "float8_e5m2")]
+PAIRS += [(a, b) for h in ("float16", "bfloat16") for f in ("float8_e4m3fn", "float8_e5m2") for a, b in ((h, f), (f, h))]
+PAIRS += [(a, b) for i in ("int8", "uint8", "int4", "uint4") for f in ("float32", "float16", "bfloat16")
+          for a, b in ((i, f), (f, i)) if (i, f) != ("int8", "float32")]
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 
 
@@ -59,8 +66,10 @@ def best_time(fn, nbytes):
 
 def make_source(name, n, rng):
     x = rng.standard_normal(n).astype(np.float32)
-    if name in ("int8", "uint8"):
-        return rng.integers(-128 if name == "int8" else 0, 128 if name == "int8" else 256, n).astype(NP[name])
+    if name in ("int8", "uint8", "int4", "uint4"):
+        bits = BITS[name]
+        lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if name.startswith("int") else (0, 1 << bits)
+        return rng.integers(lo, hi, n).astype(NP[name])
     if name == "float64":
         return rng.standard_normal(n)
     return x.astype(NP[name])
@@ -116,8 +125,8 @@ def main(out_path):
             t_read = min(best_time(lambda: f(*rargs), size)
                          for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch))
             theirs = np.empty(n, NP[d])
-            other = "numpy" if s in ("float64", "float32", "float16", "int8") and d in (
-                "float64", "float32", "float16", "int8") else "ml_dtypes"
+            numpy_own = ("float64", "float32", "float16", "int8", "uint8")
+            other = "numpy" if s in numpy_own and d in numpy_own else "ml_dtypes"
             t_them = best_time(lambda: np.copyto(theirs, src, casting="unsafe"), size)
             del theirs
             rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
@@ -130,7 +139,7 @@ def main(out_path):
         f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
         f.write(f"`make bench`, one thread, level `{isa}` ({platform.processor() or platform.machine()}), "
                 f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}. Source: standard normal values "
-                f"(random integers for int8). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
+                f"(random integers for the integer sources). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
                 f"for the same number of bytes moved (half read, half written) over ours, memcpy being the "
                 f"fastest of glibc's and three copy loops (`bench/floors.c`: plain, prefetching, streaming); numpy / ml_dtypes "
                 f"run `np.copyto(out, src, casting='unsafe')` into a preallocated array; nx_convert and memcpy "
