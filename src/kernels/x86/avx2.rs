@@ -708,14 +708,24 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst for IntOut<LO, HI, BI
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        // Clamped in float32 only where the packing below cannot saturate:
+        // below LO the truncation gives i32::MIN (also for -inf) and the
+        // signed packs saturate it to LO, for 8 and 16 bits. A NaN must give
+        // 0: VMAXPS with 0 returns its second operand, 0, for a NaN
+        // (unsigned); a mask clears it (signed).
         let int = |v: V| {
             let v = _mm256_castsi256_ps(v);
-            let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
-            let v = _mm256_min_ps(
-                _mm256_max_ps(v, _mm256_set1_ps(LO as f32)),
-                _mm256_set1_ps(HI as f32),
-            );
-            _mm256_cvttps_epi32(v)
+            let v = if LO == 0 {
+                _mm256_max_ps(v, _mm256_setzero_ps())
+            } else {
+                let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+                if BITS == 4 {
+                    _mm256_max_ps(v, _mm256_set1_ps(LO as f32))
+                } else {
+                    v
+                }
+            };
+            _mm256_cvttps_epi32(_mm256_min_ps(v, _mm256_set1_ps(HI as f32)))
         };
         let c = x.map(int);
         // SAFETY: the caller's STEP * BITS / 8 bytes.
