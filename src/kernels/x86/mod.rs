@@ -413,37 +413,20 @@ pub fn stream_end() {
 
 type Table = [[Option<SimdKernel>; COUNT]; COUNT];
 
-/// Put `$k::<S, D>` in `t` for every `S -> D` of the lists.
+/// Put `$k::<S, D>` in `t` for every `S -> D` of the lists, their dtype
+/// codes read through the traits `$src` and `$dst` (pairs of one dtype
+/// never reach the table: `Kernel::of` moves them).
 macro_rules! pairs {
-    ($t:ident, $k:ident; $( [$($S:ident),*] => $ds:tt );* $(;)?) => {
-        $( $( pairs!(@one $t, $k, $S => $ds); )* )*
+    ($t:ident, $k:ident, $src:path, $dst:path; $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        $( $( pairs!(@one $t, $k, $src, $dst, $S => $ds); )* )*
     };
-    (@one $t:ident, $k:ident, $S:ident => [$($D:ident),*]) => {
+    (@one $t:ident, $k:ident, $src:path, $dst:path, $S:ty => [$($D:ty),*]) => {
         $(
-            if let Some(row) = $t.get_mut($S::DT as usize) {
-                if let Some(cell) = row.get_mut($D::DT as usize) {
-                    *cell = Some($k::<$S, $D>);
-                }
-            }
-        )*
-    };
-}
-
-/// Put `k_vec::<S, D>` in `t` for every `S -> D` of the lists (pairs of one
-/// dtype left out: those are moves).
-macro_rules! vec_pairs {
-    ($t:ident; $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
-        $( $( vec_pairs!(@one $t, $S => $ds); )* )*
-    };
-    (@one $t:ident, $S:ty => [$($D:ty),*]) => {
-        $(
-            if <$S as avx2::VSrc>::DT != <$D as avx2::VDst>::DT {
-                if let Some(cell) = $t
-                    .get_mut(<$S as avx2::VSrc>::DT as usize)
-                    .and_then(|row| row.get_mut(<$D as avx2::VDst>::DT as usize))
-                {
-                    *cell = Some(k_vec::<$S, $D>);
-                }
+            if let Some(cell) = $t
+                .get_mut(<$S as $src>::DT as usize)
+                .and_then(|row| row.get_mut(<$D as $dst>::DT as usize))
+            {
+                *cell = Some($k::<$S, $D>);
             }
         )*
     };
@@ -455,7 +438,7 @@ fn build(isa: Isa) -> Table {
         // The generic kernel for every listed pair, then the hand-written
         // ones over it (`patch512::patch`).
         Isa::Avx512 => {
-            pairs!(t, k_avx512;
+            pairs!(t, k_avx512, Src, Dst;
                 [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In, U16In, I8In, U8In, I4In, U4In,
                  BoolIn] =>
                     [F32Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out,
@@ -465,12 +448,12 @@ fn build(isa: Isa) -> Table {
                      U4Out, BoolOut];
                 [F64Near, I32Near, U32Near] => [F32Out];
             );
-            patch512::patch(&mut t, isa);
+            patch512::patch(&mut t);
         }
         // Hand-written kernels (`avx2.rs`) for all but the 32-bit integer
         // sources, which keep the generic one.
         Isa::Avx2 => {
-            pairs!(t, k_avx2;
+            pairs!(t, k_avx2, Src, Dst;
                 [I32Odd, U32Odd] =>
                     [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
                      U4Out, BoolOut];
@@ -480,7 +463,7 @@ fn build(isa: Isa) -> Table {
             // ones above.)
             {
                 use avx2::*;
-                vec_pairs!(t;
+                pairs!(t, k_vec, avx2::VSrc, avx2::VDst;
                     [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
                      I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
                         [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
