@@ -973,7 +973,7 @@ fn streaming_stores_match_plain() {
     }
 }
 
-/// Destinations of at least `STREAM_MIN` bytes are streamed: same bits,
+/// Calls moving at least `STREAM_MIN` bytes are streamed: same bits,
 /// neighbours untouched, unaligned destinations too.
 #[test]
 fn large_destinations() {

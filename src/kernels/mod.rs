@@ -219,22 +219,30 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
     Ok(Some((span(src, n)?, span(dst, n)?)))
 }
 
-/// Destinations of at least this many bytes are written with non-temporal
-/// stores (`Store::Stream`), which skip reading each destination line
-/// before writing it (as glibc's memcpy does past its threshold, here 181
-/// MiB). Measured on this machine (one thread, the same buffers converted
-/// again and again, as `make bench` does): at 32 MiB of destination or less
-/// the lines are still in the last-level cache at the next call and ordinary
-/// stores are as fast or faster (up to 20% for float64 -> float8); from 64
-/// MiB on streaming is as fast or faster for every pair, up to 1.6x
-/// (float8 -> float32 at 16 MiB of source, float32 -> float16 at 256 MiB).
-pub const STREAM_MIN: usize = 48 << 20;
+/// Calls that move at least this many bytes (read + written) write with
+/// non-temporal stores (`Store::Stream`), which skip reading each
+/// destination line before writing it (as glibc's memcpy does past its
+/// threshold, here 181 MiB). What decides is whether source and destination
+/// together stay in the last-level cache (32 MiB, shared with the host's
+/// other tenants) until the next call. Measured on this machine (one thread,
+/// the same buffers converted again and again, as `make bench` does; C
+/// harness, runs alternated), in Gelem/s, ordinary against streamed:
+/// - 48 MiB moved (float16 -> float32, float32 -> float64 at 16 MiB of
+///   source, which the old rule of 48 MiB of destination left ordinary):
+///   1.2-1.6 against 2.1-4.0, and 0.57-0.72 against 1.09-1.10;
+/// - 24 MiB (float32 -> float16 at 16 MiB): 1.3-1.6 against 2.0-2.4;
+/// - 17-20 MiB (float32 -> float8_e4m3fn, float4_e2m1fn): the same within
+///   the noise (1.8-2.6 against 2.1-2.3);
+/// - 6 MiB (float16 -> float32 at 2 MiB): 7.0-8.3 against 3.5-3.6.
+pub const STREAM_MIN: usize = 24 << 20;
 
 /// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
 /// into bit 0 of `dst`.
 fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) {
     let (sb, db) = (sp.bits as usize, dp.bits as usize);
-    let stream = isa != Isa::Scalar && matches!(k, Kernel::Simd(_)) && n * db / 8 >= STREAM_MIN;
+    let stream = isa != Isa::Scalar
+        && matches!(k, Kernel::Simd(_))
+        && n.saturating_mul(sb + db) / 8 >= STREAM_MIN;
     // Streaming: the destination brought to a cache line, as non-temporal
     // stores want. Otherwise the wider side's pointer: numpy's arrays sit
     // 16 bytes past one, so every vector load or store of that side would
