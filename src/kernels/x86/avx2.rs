@@ -1,8 +1,9 @@
 //! Hand-written AVX2 + F16C kernels: every pair among the float formats of
 //! at most 32 bits, the small integers and bool (and float64 into them), as
-//! a source decoder and a destination encoder that meet in float32 lanes,
-//! 32 elements a step (`VSrc`, `VDst`, `run`). The element maps are those of
-//! `lanes.rs`, and the tests hold every pair to the scalar reference.
+//! a source decoder and a destination encoder that meet in float32 lanes
+//! (float16 codes between float16 and float8_e5m2), 32 elements a step
+//! (`VSrc`, `VDst`, `run`). The element maps are those of `lanes.rs`, and
+//! the tests hold every pair to the scalar reference.
 //!
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
@@ -22,32 +23,38 @@ use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
 
 type V = __m256i;
-/// 32 elements as float32 bits, element j in lane j % 8 of vector j / 8.
-type Four = [V; 4];
+/// 32 elements as float32 bits, element j in lane j % 8 of vector j / 8:
+/// where most pairs meet.
+pub type Four = [V; 4];
+/// 32 elements as float16 codes, element j in word j % 16 of vector j / 16:
+/// where float16 and float8_e5m2 meet (one exponent, so a code of one is a
+/// code of the other shifted, and no float32 lanes are needed).
+pub type Words = [V; 2];
 
 /// Elements a step.
 const STEP: usize = 32;
 
-/// A source dtype: `get` widens 32 elements at `p` to float32 bits,
-/// exactly (or rounded to odd or nearest, for float64), under `MXCSR`.
-pub trait VSrc {
+/// A source dtype: `get` widens 32 elements at `p` to float32 bits (`L =
+/// Four`; float16 codes for `Words`), exactly (or rounded to odd or
+/// nearest, for float64), under `MXCSR`.
+pub trait VSrc<L = Four> {
     const DT: i32;
     const BITS: usize;
     const MXCSR: u32 = MXCSR_RN;
     /// # Safety
     /// `p` is readable for `STEP * BITS / 8` bytes; the CPU has AVX2, F16C.
-    unsafe fn get(p: *const u8) -> Four;
+    unsafe fn get(p: *const u8) -> L;
 }
 
-/// A destination dtype: `put` rounds 32 float32 once into its elements at
-/// `p` (non-temporal stores when `NT`).
-pub trait VDst {
+/// A destination dtype: `put` rounds 32 elements in `L` lanes once into its
+/// elements at `p` (non-temporal stores when `NT`).
+pub trait VDst<L = Four> {
     const DT: i32;
     const BITS: usize;
     /// # Safety
     /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
     /// smaller of that and 32 when `NT`; the CPU has AVX2, F16C.
-    unsafe fn put<const NT: bool>(x: Four, p: *mut u8);
+    unsafe fn put<const NT: bool>(x: L, p: *mut u8);
 }
 
 /// Converts `n` elements: whole steps in place, the last partial step
@@ -56,7 +63,11 @@ pub trait VDst {
 /// # Safety
 /// As `super::run`, on a CPU with AVX2 and F16C, under `S::MXCSR`.
 #[target_feature(enable = "avx2,f16c,fma")]
-pub unsafe fn run<S: VSrc, D: VDst, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn run<L, S: VSrc<L>, D: VDst<L>, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
     let full = n / STEP;
     let mut pf = prefetch_from(full * sb);
@@ -218,8 +229,12 @@ impl VSrc for F16In {
     }
 }
 
-pub struct Bf16In;
-impl VSrc for Bf16In {
+/// bfloat16 is float32's top half. `QUIET = false` leaves a signaling NaN
+/// signaling, for every destination but float32 (which would keep it so):
+/// they quiet a NaN themselves (VCVTPS2PH, VCVTPS2PD, `narrow16`) or drop
+/// its bits (integers, bool).
+pub struct Bf16In<const QUIET: bool>;
+impl<const QUIET: bool> VSrc for Bf16In<QUIET> {
     const DT: i32 = 3;
     const BITS: usize = 16;
     #[inline]
@@ -228,8 +243,24 @@ impl VSrc for Bf16In {
         std::array::from_fn(|k| {
             // SAFETY: the caller's 64 bytes.
             let h = unsafe { _mm_loadu_si128(p.add(16 * k).cast()) };
-            quiet32(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h)))
+            let x = _mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(h));
+            if QUIET {
+                quiet32(x)
+            } else {
+                x
+            }
         })
+    }
+}
+
+impl VSrc<Words> for F16In {
+    const DT: i32 = 2;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Words {
+        // SAFETY: the caller's 64 bytes.
+        [0, 1].map(|k| unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) })
     }
 }
 
@@ -244,6 +275,23 @@ impl VSrc for E5m2In {
         // SAFETY: the caller's 32 bytes.
         let w = unsafe { words32(p) };
         from_f16x32(w.map(|w| _mm256_slli_epi16::<8>(w)), 1.0)
+    }
+}
+/// As float16 codes, with a NaN made quiet (as VCVTPH2PS would).
+impl VSrc<Words> for E5m2In {
+    const DT: i32 = 5;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Words {
+        // SAFETY: the caller's 32 bytes.
+        let w = unsafe { words32(p) };
+        w.map(|w| {
+            let h = _mm256_slli_epi16::<8>(w);
+            let a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
+            let nan = _mm256_cmpgt_epi16(a, _mm256_set1_epi16(0x7C00));
+            _mm256_or_si256(h, _mm256_and_si256(nan, _mm256_set1_epi16(0x0200)))
+        })
     }
 }
 
@@ -522,6 +570,28 @@ impl VDst for F16Out {
     }
 }
 
+impl VDst<Words> for F16Out {
+    const DT: i32 = 2;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Words, p: *mut u8) {
+        let [a, b] = x;
+        // SAFETY: the caller's 64 bytes.
+        unsafe {
+            put256::<NT>(p, a);
+            put256::<NT>(p.add(32), b);
+        }
+    }
+}
+
+/// 16-bit halves of 16 dwords (`a` then `b`, each < 2^16) in order.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn dwords_to_words(a: V, b: V) -> V {
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
+}
+
 /// float32 -> bfloat16 on the integer bits (`lanes::enc_bf16`).
 pub struct Bf16Out;
 impl VDst for Bf16Out {
@@ -538,12 +608,31 @@ impl VDst for Bf16Out {
             let q = _mm256_or_si256(a, splat(0x0040_0000));
             _mm256_srli_epi32::<16>(_mm256_blendv_epi8(up, q, nan))
         };
-        let two = |a, b| _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(r(a), r(b)));
         let [a, b, c, d] = x;
         // SAFETY: the caller's 64 bytes.
         unsafe {
-            put256::<NT>(p, two(a, b));
-            put256::<NT>(p.add(32), two(c, d));
+            put256::<NT>(p, dwords_to_words(r(a), r(b)));
+            put256::<NT>(p.add(32), dwords_to_words(r(c), r(d)));
+        }
+    }
+}
+
+/// bfloat16 from float32 lanes that are bfloat16 values already, NaNs
+/// quiet (sources of at most 8 significant bits in bfloat16's range: the
+/// float8 and float4 formats, the 8- and 4-bit integers, bool), where
+/// `Bf16Out` would round nothing: the top halves.
+pub struct Bf16Top;
+impl VDst for Bf16Top {
+    const DT: i32 = 3;
+    const BITS: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let [a, b, c, d] = x.map(|v| _mm256_srli_epi32::<16>(v));
+        // SAFETY: the caller's 64 bytes.
+        unsafe {
+            put256::<NT>(p, dwords_to_words(a, b));
+            put256::<NT>(p.add(32), dwords_to_words(c, d));
         }
     }
 }
@@ -578,7 +667,17 @@ fn narrow16(x0: V, x1: V, fmt: Format) -> V {
         };
         _mm256_cvtps_ph::<_MM_FROUND_TO_ZERO>(y)
     };
-    let h = join(half(x0), half(x1));
+    round16(join(half(x0), half(x1)), fmt)
+}
+
+/// The codes of `fmt` nearest 16 float16 codes `h` (each rounding as the
+/// value it stands for would: exact, or `narrow16`'s folded truncation), in
+/// word lanes. For float8_e5m2 (float16's bias) that is `h` rounded at bit
+/// 8; the others scale first (`narrow16`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round16(h: V, fmt: Format) -> V {
+    let d = 10 - fmt.fraction_bits;
     let a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
     let sign_at = 16 - fmt.bits() as i32;
     let ride = sign_at == d as i32;
@@ -649,6 +748,19 @@ const fn narrow_format(k: u8) -> Format {
 pub type E4m3Out = NarrowOut<0>;
 pub type E5m2Out = NarrowOut<1>;
 pub type E2m1Out = NarrowOut<2>;
+
+/// float16 codes rounded to float8_e5m2 in place (`round16`).
+impl VDst<Words> for E5m2Out {
+    const DT: i32 = 5;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Words, p: *mut u8) {
+        let [a, b] = x.map(|h| round16(h, E5M2));
+        // SAFETY: the caller's 32 bytes.
+        unsafe { put256::<NT>(p, words_to_bytes(a, b)) }
+    }
+}
 
 impl<const FMT: u8> VDst for NarrowOut<FMT> {
     const DT: i32 = 4 + FMT as i32;

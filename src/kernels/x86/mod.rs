@@ -393,9 +393,21 @@ fn k_avx2<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
 
 /// A hand-written AVX2 kernel (`avx2.rs`).
 fn k_vec<S: avx2::VSrc, D: avx2::VDst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
-    let (a, b): (Raw, Raw) = (avx2::run::<S, D, false>, avx2::run::<S, D, true>);
+    let (a, b): (Raw, Raw) = (avx2::run::<_, S, D, false>, avx2::run::<_, S, D, true>);
     // SAFETY: only handed out by `table(Isa::Avx2)`, built for CPUs with
     // AVX2 and F16C (`has_avx2`).
+    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), S::MXCSR, a, b) }
+}
+
+/// A hand-written AVX2 kernel that meets in float16 codes (`avx2::Words`).
+fn k_words<S: avx2::VSrc<avx2::Words>, D: avx2::VDst<avx2::Words>>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    store: Store,
+) {
+    let (a, b): (Raw, Raw) = (avx2::run::<_, S, D, false>, avx2::run::<_, S, D, true>);
+    // SAFETY: as k_vec.
     unsafe { call(src, dst, n, store, (S::BITS, D::BITS), S::MXCSR, a, b) }
 }
 
@@ -415,7 +427,8 @@ type Table = [[Option<SimdKernel>; COUNT]; COUNT];
 
 /// Put `$k::<S, D>` in `t` for every `S -> D` of the lists, their dtype
 /// codes read through the traits `$src` and `$dst` (pairs of one dtype
-/// never reach the table: `Kernel::of` moves them).
+/// never reach the table: `Kernel::of` moves them). A later list replaces
+/// an earlier one's kernel for the same pair.
 macro_rules! pairs {
     ($t:ident, $k:ident, $src:path, $dst:path; $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
         $( $( pairs!(@one $t, $k, $src, $dst, $S => $ds); )* )*
@@ -464,15 +477,26 @@ fn build(isa: Isa) -> Table {
             {
                 use avx2::*;
                 pairs!(t, k_vec, avx2::VSrc, avx2::VDst;
-                    [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
+                    [F32In, F16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
                      I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
                         [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
                          U8Out, I4Out, U4Out, BoolOut];
+                    [Bf16In<true>] => [F32Out];
+                    [Bf16In<false>] =>
+                        [F64Out, F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
+                         U4Out, BoolOut];
+                    // Sources whose values are all bfloat16 values.
+                    [E4m3In, E5m2In, E2m1In, I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
+                        [Bf16Top];
                     [F64Fold<29>] =>
                         [F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
                     [F64Fold<40>] => [Bf16Out];
                     [F64Odd] => [BoolOut];
                     [F64Near] => [F32Out];
+                );
+                pairs!(t, k_words, avx2::VSrc<Words>, avx2::VDst<Words>;
+                    [F16In] => [E5m2Out];
+                    [E5m2In] => [F16Out];
                 );
             }
         }
