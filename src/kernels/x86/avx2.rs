@@ -496,6 +496,11 @@ impl VSrc for F64Odd {
 /// the result round to a zero of x's sign. (Any B from 37 to 43 would do;
 /// the kernel tests fail at 36 and at 44.) Bool still needs `F64Odd` (the
 /// least float64 is true).
+///
+/// `B = 40 + d` for a float8 or float4 destination (`narrow16`'s d: 10
+/// less its fraction bits): float32 bit 11 + d, where `narrow16` would fold
+/// the float32 of `B = 29` (the same bits below and the same sticky), so
+/// it need not (`NarrowOut<_, true>`).
 pub struct F64Fold<const B: u32>;
 impl<const B: u32> VSrc for F64Fold<B> {
     const DT: i32 = 0;
@@ -650,7 +655,11 @@ impl VDst for Bf16Top {
 /// (the bit is under the payload bits kept), infinities have no bit to set.
 #[inline]
 #[target_feature(enable = "avx2,f16c")]
-fn narrow16(x0: V, x1: V, fmt: Format) -> V {
+///
+/// `folded`: x comes folded already (`F64Fold<{40 + d}>`, whose bit is this
+/// bit: where float32 is normal, the same x but for bit 0, which no float16
+/// keeps; below, a zero either way), and the fold is skipped.
+fn narrow16(x0: V, x1: V, fmt: Format, folded: bool) -> V {
     let d = 10 - fmt.fraction_bits;
     let scale = f32::from_bits(((127 + fmt.bias - 15) as u32) << 23);
     let below = splat((1 << (11 + d)) - 1);
@@ -659,7 +668,11 @@ fn narrow16(x0: V, x1: V, fmt: Format) -> V {
             _mm256_add_epi32(_mm256_and_si256(x, below), below),
             splat(1 << (11 + d)),
         );
-        let x = _mm256_castsi256_ps(_mm256_or_si256(x, sticky));
+        let x = _mm256_castsi256_ps(if folded {
+            x
+        } else {
+            _mm256_or_si256(x, sticky)
+        });
         let y = if fmt.bias == 15 {
             x
         } else {
@@ -736,7 +749,8 @@ fn bytes_to_nibbles(b: V) -> __m128i {
     ))
 }
 
-pub struct NarrowOut<const FMT: u8>;
+/// `FOLDED`: for sources that fold the sticky bit themselves (`narrow16`).
+pub struct NarrowOut<const FMT: u8, const FOLDED: bool = false>;
 /// `NarrowOut`'s formats by number (a const generic cannot be a `Format`).
 const fn narrow_format(k: u8) -> Format {
     match k {
@@ -762,7 +776,11 @@ impl VDst<Words> for E5m2Out {
     }
 }
 
-impl<const FMT: u8> VDst for NarrowOut<FMT> {
+pub type E4m3Folded = NarrowOut<0, true>;
+pub type E5m2Folded = NarrowOut<1, true>;
+pub type E2m1Folded = NarrowOut<2, true>;
+
+impl<const FMT: u8, const FOLDED: bool> VDst for NarrowOut<FMT, FOLDED> {
     const DT: i32 = 4 + FMT as i32;
     const BITS: usize = narrow_format(FMT).bits() as usize;
     #[inline]
@@ -770,7 +788,7 @@ impl<const FMT: u8> VDst for NarrowOut<FMT> {
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
         let f = narrow_format(FMT);
         let [a, b, c, d] = x;
-        let bytes = words_to_bytes(narrow16(a, b, f), narrow16(c, d, f));
+        let bytes = words_to_bytes(narrow16(a, b, f, FOLDED), narrow16(c, d, f, FOLDED));
         // SAFETY: the caller's 32 (float4: 16) bytes.
         unsafe {
             if Self::BITS == 4 {

@@ -488,8 +488,10 @@ fn build(isa: Isa) -> Table {
                     // Sources whose values are all bfloat16 values.
                     [E4m3In, E5m2In, E2m1In, I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
                         [Bf16Top];
-                    [F64Fold<29>] =>
-                        [F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
+                    [F64Fold<29>] => [F16Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
+                    [F64Fold<47>] => [E4m3Folded];
+                    [F64Fold<48>] => [E5m2Folded];
+                    [F64Fold<49>] => [E2m1Folded];
                     [F64Fold<40>] => [Bf16Out];
                     [F64Odd] => [BoolOut];
                     [F64Near] => [F32Out];
