@@ -1,7 +1,8 @@
 //! Hand-written AVX2 + F16C kernels: every pair among the float formats of
 //! at most 32 bits, the small integers and bool (and float64 into them), as
 //! a source decoder and a destination encoder that meet in float32 lanes
-//! (float16 codes between float16 and float8_e5m2), 32 elements a step
+//! (float16 codes between float16 and float8_e5m2, and from float8_e4m3fn
+//! to float16), 32 elements a step
 //! (`VSrc`, `VDst`, `run`). The element maps are those of `lanes.rs`, and
 //! the tests hold every pair to the scalar reference.
 //!
@@ -28,7 +29,8 @@ type V = __m256i;
 pub type Four = [V; 4];
 /// 32 elements as float16 codes, element j in word j % 16 of vector j / 16:
 /// where float16 and float8_e5m2 meet (one exponent, so a code of one is a
-/// code of the other shifted, and no float32 lanes are needed).
+/// code of the other shifted, and no float32 lanes are needed), and
+/// float8_e4m3fn -> float16.
 pub type Words = [V; 2];
 
 /// Elements a step.
@@ -323,6 +325,42 @@ impl VSrc for E4m3In {
             _mm256_blendv_epi8(h, q, nan)
         });
         from_f16x32(h, 256.0)
+    }
+}
+
+/// As float16 codes, without float32 lanes (whose conversions, two per
+/// vector each way, bound the pair): a normal code's magnitude at bit 7 with
+/// the exponent rebiased (+8); a subnormal's, M * 2^-9, is a float16 normal
+/// whose top byte a table gives (its low byte is 0); NaN, float16's quiet
+/// NaN of its sign.
+impl VSrc<Words> for E4m3In {
+    const DT: i32 = 4;
+    const BITS: usize = 8;
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Words {
+        // Top bytes of the float16 of M * 2^-9, M = 0 ..= 7 (index 8 .. 15
+        // never read).
+        let top = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0, 0x18, 0x1C, 0x1E, 0x20, 0x21, 0x22, 0x23, 0, 0, 0, 0, 0, 0, 0, 0,
+        ));
+        let w16 = _mm256_set1_epi16;
+        // SAFETY: the caller's 32 bytes.
+        let w = unsafe { words32(p) };
+        w.map(|w| {
+            let m = _mm256_and_si256(w, w16(0x7F));
+            let normal = _mm256_add_epi16(_mm256_slli_epi16::<7>(m), w16(0x2000));
+            // The table's byte into the word's top byte (index M there, 0
+            // in the low byte, whose entry is 0).
+            let sub = _mm256_shuffle_epi8(top, _mm256_slli_epi16::<8>(_mm256_and_si256(w, w16(7))));
+            let is_sub = _mm256_cmpeq_epi16(_mm256_and_si256(w, w16(0x78)), _mm256_setzero_si256());
+            let h = _mm256_blendv_epi8(normal, sub, is_sub);
+            let h = _mm256_blendv_epi8(h, w16(0x7E00), _mm256_cmpeq_epi16(m, w16(0x7F)));
+            _mm256_or_si256(
+                h,
+                _mm256_and_si256(_mm256_slli_epi16::<8>(w), w16(0x8000_u16 as i16)),
+            )
+        })
     }
 }
 

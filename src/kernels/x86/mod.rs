@@ -498,7 +498,7 @@ fn build(isa: Isa) -> Table {
                 );
                 pairs!(t, k_words, avx2::VSrc<Words>, avx2::VDst<Words>;
                     [F16In] => [E5m2Out];
-                    [E5m2In] => [F16Out];
+                    [E5m2In, E4m3In] => [F16Out];
                 );
             }
         }
