@@ -9,7 +9,8 @@
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
 //! the caller's): round to nearest (toward zero for `F64Odd` and
-//! `F64Fold`), no FTZ/DAZ, exceptions masked. Under it:
+//! `F64Fold`), exceptions masked, no DAZ, and no FTZ but for the float8 and
+//! float4 encoders (`NarrowOut`). Under it:
 //! - VCVTPH2PS and VCVTPS2PD widen exactly, quieting a NaN and keeping its
 //!   payload, as `lanes::dec` and `lanes::dec_to_f64` do;
 //! - VCVTPD2PS rounds as `lanes::f64_to_f32`, NaN included (quiet, top
@@ -17,9 +18,13 @@
 //! - VCVTPS2PH takes its rounding from the immediate;
 //! - int -> float of at most 24 bits, VCVTTPS2DQ and products by a power of
 //!   two are exact (a product that falls below float32's normals only where
-//!   the result rounds to zero anyway, see `narrow16`).
+//!   the result rounds to zero anyway, see `narrow16`, which is why FTZ may
+//!   flush it there: it spares the slow path such results take, which made
+//!   bfloat16 -> float8_e4m3fn from random bit patterns half as fast);
+//! - FTZ leaves the conversions alone (VCVTPS2PH still gives float16
+//!   subnormals; the kernel tests hold it to that).
 
-use super::{prefetch_ahead, prefetch_from, put128, put256, MXCSR_RN, MXCSR_RZ};
+use super::{prefetch_ahead, prefetch_from, put128, put256, FTZ, MXCSR_RN, MXCSR_RZ};
 use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
 
@@ -53,6 +58,8 @@ pub trait VSrc<L = Four> {
 pub trait VDst<L = Four> {
     const DT: i32;
     const BITS: usize;
+    /// MXCSR bits the encoder adds to the source's (`FTZ`).
+    const MXCSR_OR: u32 = 0;
     /// # Safety
     /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
     /// smaller of that and 32 when `NT`; the CPU has AVX2, F16C.
@@ -821,6 +828,7 @@ pub type E2m1Folded = NarrowOut<2, true>;
 impl<const FMT: u8, const FOLDED: bool> VDst for NarrowOut<FMT, FOLDED> {
     const DT: i32 = 4 + FMT as i32;
     const BITS: usize = narrow_format(FMT).bits() as usize;
+    const MXCSR_OR: u32 = FTZ;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {

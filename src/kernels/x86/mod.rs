@@ -311,6 +311,8 @@ type Raw = unsafe fn(*const u8, *mut u8, usize);
 /// to nearest-even (`MXCSR_RN`) or toward zero (`MXCSR_RZ`).
 pub(crate) const MXCSR_RN: u32 = 0x1F80;
 pub(crate) const MXCSR_RZ: u32 = 0x7F80;
+/// Flush to zero: float32 results below the normals become zeros of their sign.
+pub(crate) const FTZ: u32 = 1 << 15;
 
 #[inline(always)]
 fn mxcsr() -> u32 {
@@ -396,7 +398,18 @@ fn k_vec<S: avx2::VSrc, D: avx2::VDst>(src: &[u8], dst: &mut [u8], n: usize, sto
     let (a, b): (Raw, Raw) = (avx2::run::<_, S, D, false>, avx2::run::<_, S, D, true>);
     // SAFETY: only handed out by `table(Isa::Avx2)`, built for CPUs with
     // AVX2 and F16C (`has_avx2`).
-    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), S::MXCSR, a, b) }
+    unsafe {
+        call(
+            src,
+            dst,
+            n,
+            store,
+            (S::BITS, D::BITS),
+            S::MXCSR | D::MXCSR_OR,
+            a,
+            b,
+        )
+    }
 }
 
 /// A hand-written AVX2 kernel that meets in float16 codes (`avx2::Words`).
