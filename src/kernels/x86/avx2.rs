@@ -2,9 +2,9 @@
 //! at most 32 bits, the small integers and bool (and float64 into them), as
 //! a source decoder and a destination encoder that meet in float32 lanes
 //! (float16 codes between float16 and float8_e5m2, and from float8_e4m3fn
-//! to float16), 32 elements a step
-//! (`VSrc`, `VDst`, `run`). The element maps are those of `lanes.rs`, and
-//! the tests hold every pair to the scalar reference.
+//! to float16), 32 elements a step (`VSrc`, `VDst`, `run`). The element
+//! maps are those of `lanes.rs`, and the tests hold every pair to the
+//! scalar reference.
 //!
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
@@ -698,24 +698,24 @@ impl VDst for Bf16Top {
 /// the bits it stands for would; from k = d - 1 >= 12 - d on the code
 /// rounds to zero with or without it (`avx512::narrow16`). NaNs stay NaNs
 /// (the bit is under the payload bits kept), infinities have no bit to set.
-#[inline]
-#[target_feature(enable = "avx2,f16c")]
 ///
 /// `folded`: x comes folded already (`F64Fold<{40 + d}>`, whose bit is this
 /// bit: where float32 is normal, the same x but for bit 0, which no float16
 /// keeps; below, a zero either way), and the fold is skipped.
+#[inline]
+#[target_feature(enable = "avx2,f16c")]
 fn narrow16(x0: V, x1: V, fmt: Format, folded: bool) -> V {
     let d = 10 - fmt.fraction_bits;
     let scale = f32::from_bits(((127 + fmt.bias - 15) as u32) << 23);
     let below = splat((1 << (11 + d)) - 1);
     let half = |x: V| {
-        let sticky = _mm256_and_si256(
-            _mm256_add_epi32(_mm256_and_si256(x, below), below),
-            splat(1 << (11 + d)),
-        );
         let x = _mm256_castsi256_ps(if folded {
             x
         } else {
+            let sticky = _mm256_and_si256(
+                _mm256_add_epi32(_mm256_and_si256(x, below), below),
+                splat(1 << (11 + d)),
+            );
             _mm256_or_si256(x, sticky)
         });
         let y = if fmt.bias == 15 {
@@ -909,12 +909,11 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst for IntOut<LO, HI, BI
             if BITS == 16 {
                 let [a, b, e, f] = c;
                 let two = |a, b| {
-                    let v = if LO < 0 {
-                        _mm256_packs_epi32(a, b)
+                    if LO < 0 {
+                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(a, b))
                     } else {
-                        _mm256_packus_epi32(a, b)
-                    };
-                    _mm256_permute4x64_epi64::<0b11_01_10_00>(v)
+                        dwords_to_words(a, b)
+                    }
                 };
                 put256::<NT>(p, two(a, b));
                 put256::<NT>(p.add(32), two(e, f));

@@ -393,35 +393,35 @@ fn k_avx2<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
     unsafe { call(src, dst, n, store, (S::BITS, D::BITS), MXCSR_RN, a, b) }
 }
 
-/// A hand-written AVX2 kernel (`avx2.rs`).
-fn k_vec<S: avx2::VSrc, D: avx2::VDst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
-    let (a, b): (Raw, Raw) = (avx2::run::<_, S, D, false>, avx2::run::<_, S, D, true>);
+/// A hand-written AVX2 kernel (`avx2.rs`) meeting in lanes `L`.
+fn k_lanes<L, S: avx2::VSrc<L>, D: avx2::VDst<L>>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    store: Store,
+) {
+    let (a, b): (Raw, Raw) = (avx2::run::<L, S, D, false>, avx2::run::<L, S, D, true>);
+    let env = S::MXCSR | D::MXCSR_OR;
     // SAFETY: only handed out by `table(Isa::Avx2)`, built for CPUs with
     // AVX2 and F16C (`has_avx2`).
-    unsafe {
-        call(
-            src,
-            dst,
-            n,
-            store,
-            (S::BITS, D::BITS),
-            S::MXCSR | D::MXCSR_OR,
-            a,
-            b,
-        )
-    }
+    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), env, a, b) }
 }
 
-/// A hand-written AVX2 kernel that meets in float16 codes (`avx2::Words`).
+/// `k_lanes` in float32 lanes, the pairs that meet there (a source or
+/// destination may have both forms, so `pairs!` names the lanes through
+/// the function).
+fn k_vec<S: avx2::VSrc, D: avx2::VDst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
+    k_lanes::<avx2::Four, S, D>(src, dst, n, store)
+}
+
+/// `k_lanes` in float16 codes (`avx2::Words`).
 fn k_words<S: avx2::VSrc<avx2::Words>, D: avx2::VDst<avx2::Words>>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
     store: Store,
 ) {
-    let (a, b): (Raw, Raw) = (avx2::run::<_, S, D, false>, avx2::run::<_, S, D, true>);
-    // SAFETY: as k_vec.
-    unsafe { call(src, dst, n, store, (S::BITS, D::BITS), S::MXCSR, a, b) }
+    k_lanes::<avx2::Words, S, D>(src, dst, n, store)
 }
 
 fn k_avx512<S: Src, D: Dst>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
