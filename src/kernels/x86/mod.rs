@@ -5,11 +5,13 @@
 //! destination (`Dst`), with the element maps of `lanes.rs` (integer
 //! arithmetic, immune to MXCSR). The loop is compiled once per level under
 //! `#[target_feature]`, so the compiler vectorizes it with that level's
-//! instructions. Hand-written kernels replace it where it is slow: at the
-//! AVX2 level every pair among the formats of at most 32 bits, the small
-//! integers and bool, and float64 into them (`avx2.rs`); at the AVX-512
-//! level the pairs listed in `patch512::patch` (`avx512.rs`). The dispatch table
-//! is built once per level.
+//! instructions; only the 32-bit integer sources still use it.
+//! Hand-written kernels do the rest: at the AVX2 level every pair among the
+//! formats of at most 32 bits, the small integers and bool, and float64
+//! into them (`avx2.rs`). The AVX-512 level starts from the AVX2 level's
+//! table (every AVX-512 CPU runs it) and puts its own kernels over it where
+//! they are faster (`patch512::patch`, `avx512.rs`). The dispatch table is
+//! built once per level.
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
 //! exception masked, no FTZ/DAZ, round to nearest (or toward zero), so a
@@ -94,28 +96,6 @@ macro_rules! src_bytes {
     };
 }
 
-/// Sources of 4 bits: two per byte, low nibble first.
-macro_rules! src_nibbles {
-    ($name:ident, $dt:expr, $f:expr) => {
-        struct $name;
-        impl Src for $name {
-            const DT: i32 = $dt;
-            const BITS: usize = 4;
-            #[inline(always)]
-            unsafe fn dec(p: *const u8, out: &mut [u32; B]) {
-                for (j, o) in out.chunks_exact_mut(2).enumerate() {
-                    // SAFETY: j < B / 2, within the caller's B / 2 bytes.
-                    let b = u32::from(unsafe { p.add(j).read() });
-                    if let [lo, hi] = o {
-                        *lo = $f(b & 15);
-                        *hi = $f(b >> 4);
-                    }
-                }
-            }
-        }
-    };
-}
-
 macro_rules! dst_bytes {
     ($name:ident, $dt:expr, $t:ty, $f:expr) => {
         struct $name;
@@ -155,25 +135,10 @@ macro_rules! dst_nibbles {
     };
 }
 
-use lanes::{dec, dec_bf16, dec_to_f64, enc, enc_bf16, f64_to_f32, int_to_f32, of_int, to_int};
+use lanes::{enc, enc_bf16, int_to_f32, to_int};
 
-src_bytes!(F32In, 1, u32, |v: u32| v);
-src_bytes!(F16In, 2, u16, |v: u16| dec(F16, v.into()));
-src_bytes!(Bf16In, 3, u16, |v: u16| dec_bf16(v.into()));
-src_bytes!(E4m3In, 4, u8, |v: u8| dec(E4M3FN, v.into()));
-src_bytes!(E5m2In, 5, u8, |v: u8| dec(E5M2, v.into()));
-src_nibbles!(E2m1In, 6, |v: u32| dec(E2M1FN, v));
-src_bytes!(I16In, 11, i16, |v: i16| of_int(v.into()));
-src_bytes!(U16In, 12, u16, |v: u16| of_int(v.into()));
-src_bytes!(I8In, 13, i8, |v: i8| of_int(v.into()));
-src_bytes!(U8In, 14, u8, |v: u8| of_int(v.into()));
-src_nibbles!(I4In, 15, |v: u32| of_int(((v << 28) as i32) >> 28));
-src_nibbles!(U4In, 16, |v: u32| of_int(v as i32));
-src_bytes!(BoolIn, 19, u8, |v: u8| of_int(i32::from(v != 0)));
 // Too wide for float32: rounded to odd (then once more, correctly, by the
 // destination), or to nearest-even when float32 is the destination.
-src_bytes!(F64Odd, 0, u64, |v: u64| f64_to_f32(v, true));
-src_bytes!(F64Near, 0, u64, |v: u64| f64_to_f32(v, false));
 src_bytes!(I32Odd, 9, i32, |v: i32| int_to_f32(
     v < 0,
     v.unsigned_abs(),
@@ -201,7 +166,6 @@ dst_nibbles!(I4Out, 15, |a: u32| to_int(a, -8, 7) as u32);
 dst_nibbles!(U4Out, 16, |a: u32| to_int(a, 0, 15) as u32);
 // NaN is not zero: any bit but the sign set.
 dst_bytes!(BoolOut, 19, u8, |a: u32| u8::from(a << 1 != 0));
-dst_bytes!(F64Out, 0, u64, dec_to_f64);
 
 /// The kernel body: whole blocks in place, the last partial block through
 /// stack buffers (reading and writing only the caller's bytes). Streaming
@@ -461,18 +425,16 @@ macro_rules! pairs {
 fn build(isa: Isa) -> Table {
     let mut t: Table = [[None; COUNT]; COUNT];
     match isa {
-        // The generic kernel for every listed pair, then the hand-written
-        // ones over it (`patch512::patch`).
+        // AVX2's kernels (every AVX-512 CPU runs them), the generic kernel
+        // compiled for AVX-512 for the 32-bit integer sources, then the
+        // hand-written AVX-512 kernels over them (`patch512::patch`).
         Isa::Avx512 => {
+            t = build(Isa::Avx2);
             pairs!(t, k_avx512, Src, Dst;
-                [F32In, F16In, Bf16In, E4m3In, E5m2In, E2m1In, I16In, U16In, I8In, U8In, I4In, U4In,
-                 BoolIn] =>
-                    [F32Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out,
-                     I4Out, U4Out, BoolOut, F64Out];
-                [F64Odd, I32Odd, U32Odd] =>
+                [I32Odd, U32Odd] =>
                     [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
                      U4Out, BoolOut];
-                [F64Near, I32Near, U32Near] => [F32Out];
+                [I32Near, U32Near] => [F32Out];
             );
             patch512::patch(&mut t);
         }

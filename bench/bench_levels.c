@@ -1,0 +1,98 @@
+/* make bench-levels: Gelem/s of nx_convert for every pair of the dtypes
+ * below, at the level NX_DTYPE_ISA picks, one line per pair:
+ *
+ *     <src code> <dst code> <Gelem/s>
+ *
+ * scripts/bench-levels runs it under each level in turn, several times,
+ * and prints the best of each beside the others: levels are compared in
+ * one sitting, alternated, because the host is shared and drifts.
+ *
+ * Usage: bench_levels [elements [source pattern]]
+ *   elements  per call (default 16384: in L1/L2 for every pair);
+ *   pattern   "normal" (default: values around 1, and integers in range
+ *             for the integer sources) or "bits" (random bit patterns). */
+
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nx_dtype.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static uint64_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+/* Source elements: random bits, or a store of a value near 1 (a sum of
+ * uniforms, roughly normal) for floats and of an in-range integer for the
+ * integer dtypes, through the library's own store. */
+static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
+  int32_t width = nx_dtype_bits(dt);
+  size_t bytes = (size_t)((n * width + 7) / 8);
+  for (size_t i = 0; i < bytes; i++) p[i] = (unsigned char)next();
+  if (bits_only || width < 8) return; /* sub-byte: every pattern is in range */
+  int32_t kind = nx_dtype_kind(dt);
+  size_t w = (size_t)width / 8;
+  for (int64_t i = 0; i < n; i++) {
+    double x;
+    if (kind == NX_KIND_FLOAT || kind == NX_KIND_COMPLEX) {
+      x = 0;
+      for (int k = 0; k < 4; k++) x += (double)(next() >> 11) / 9007199254740992.0 - 0.5;
+      x *= 3.0;
+    } else {
+      x = (double)(int64_t)(next() % 200) - (kind == NX_KIND_UNSIGNED ? 0 : 100);
+    }
+    unsigned char tmp[16];
+    if (nx_store_f64(dt, x, tmp) == NX_OK) memcpy(p + (size_t)i * w, tmp, w);
+  }
+}
+
+int main(int argc, char **argv) {
+  int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
+  int bits_only = argc > 2 && strcmp(argv[2], "bits") == 0;
+  static const int32_t dts[] = {NX_FLOAT64, NX_FLOAT32, NX_FLOAT16, NX_BFLOAT16, NX_FLOAT8_E4M3FN,
+                                NX_FLOAT8_E5M2, NX_FLOAT4_E2M1FN, NX_INT32, NX_UINT32, NX_INT16,
+                                NX_UINT16, NX_INT8, NX_UINT8, NX_INT4, NX_UINT4, NX_BOOL};
+  const int count = (int)(sizeof dts / sizeof dts[0]);
+  /* 64-byte aligned plus 16, as numpy's arrays sit. */
+  unsigned char *src = aligned_alloc(64, (size_t)n * 8 + 128);
+  unsigned char *dst = aligned_alloc(64, (size_t)n * 8 + 128);
+  if (!src || !dst || n <= 0) return 1;
+  src += 16;
+  dst += 16;
+  printf("# level %s, %lld elements, %s\n", nx_kernel_isa(), (long long)n,
+         bits_only ? "random bits" : "normal values");
+  for (int a = 0; a < count; a++) {
+    fill(dts[a], src, n, bits_only);
+    for (int b = 0; b < count; b++) {
+      if (a == b) continue;
+      double best = 1e30;
+      /* About 2 ms a batch, best of 7 batches. */
+      double t0 = now();
+      if (nx_convert(dts[a], src, dts[b], dst, n) != NX_OK) return 2;
+      double one = now() - t0;
+      long reps = (long)(2e-3 / (one > 1e-7 ? one : 1e-7));
+      if (reps < 1) reps = 1;
+      for (int k = 0; k < 7; k++) {
+        t0 = now();
+        for (long r = 0; r < reps; r++) nx_convert(dts[a], src, dts[b], dst, n);
+        double t = (now() - t0) / (double)reps;
+        if (t < best) best = t;
+      }
+      printf("%d %d %.3f\n", dts[a], dts[b], (double)n / best * 1e-9);
+    }
+  }
+  return 0;
+}
