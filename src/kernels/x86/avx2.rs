@@ -24,8 +24,9 @@
 //! - FTZ leaves the conversions alone (VCVTPS2PH still gives float16
 //!   subnormals; the kernel tests hold it to that).
 
-use super::{prefetch_ahead, prefetch_from, put128, put256, FTZ, MXCSR_RN, MXCSR_RZ};
-use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use super::steps::*;
+use super::{put128, put256, Raw};
+use crate::format::{Format, Specials, E5M2};
 use std::arch::x86_64::*;
 
 type V = __m256i;
@@ -38,66 +39,31 @@ pub type Four = [V; 4];
 /// float8_e4m3fn -> float16.
 pub type Words = [V; 2];
 
-/// Elements a step.
-const STEP: usize = 32;
-
-/// A source dtype: `get` widens 32 elements at `p` to float32 bits (`L =
-/// Four`; float16 codes for `Words`), exactly (or rounded to odd or
-/// nearest, for float64), under `MXCSR`.
-pub trait VSrc<L = Four> {
-    const DT: i32;
-    const BITS: usize;
-    const MXCSR: u32 = MXCSR_RN;
-    /// # Safety
-    /// `p` is readable for `STEP * BITS / 8` bytes; the CPU has AVX2, F16C.
-    unsafe fn get(p: *const u8) -> L;
-}
-
-/// A destination dtype: `put` rounds 32 elements in `L` lanes once into its
-/// elements at `p` (non-temporal stores when `NT`).
-pub trait VDst<L = Four> {
-    const DT: i32;
-    const BITS: usize;
-    /// MXCSR bits the encoder adds to the source's (`FTZ`).
-    const MXCSR_OR: u32 = 0;
-    /// # Safety
-    /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
-    /// smaller of that and 32 when `NT`; the CPU has AVX2, F16C.
-    unsafe fn put<const NT: bool>(x: L, p: *mut u8);
-}
-
-/// Converts `n` elements: whole steps in place, the last partial step
-/// through stack buffers (reading and writing only the caller's bytes).
+/// The step loop with this level's features.
 ///
 /// # Safety
-/// As `super::run`, on a CPU with AVX2 and F16C, under `S::MXCSR`.
+/// As `steps`, on a CPU with AVX2, F16C and FMA.
 #[target_feature(enable = "avx2,f16c,fma")]
-pub unsafe fn run<L, S: VSrc<L>, D: VDst<L>, const NT: bool>(
+unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
 ) {
-    let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
-    let full = n / STEP;
-    let mut pf = prefetch_from(full * sb);
-    for k in 0..full {
-        prefetch_ahead(src, &mut pf, (k + 1) * sb);
-        // SAFETY: step k lies within the first n elements of both arrays,
-        // at a multiple of its width from the (aligned, when NT) start.
-        unsafe { D::put::<NT>(S::get(src.add(k * sb)), dst.add(k * db)) }
+    // SAFETY: forwarded.
+    unsafe { steps::<L, S, D, NT>(src, dst, n) }
+}
+
+impl Lanes for Four {
+    const UNROLL: usize = 1;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
     }
-    let rest = n - full * STEP;
-    if rest > 0 {
-        let mut sbuf = [0u8; STEP * 8];
-        let mut dbuf = [0u8; STEP * 8];
-        let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
-        // SAFETY: sl and dl bytes remain in the caller's arrays past the
-        // whole steps; the buffers hold a step of any width (float64's).
-        unsafe {
-            std::ptr::copy_nonoverlapping(src.add(full * sb), sbuf.as_mut_ptr(), sl);
-            D::put::<false>(S::get(sbuf.as_ptr()), dbuf.as_mut_ptr());
-            std::ptr::copy_nonoverlapping(dbuf.as_ptr(), dst.add(full * db), dl);
-        }
+}
+
+impl Lanes for Words {
+    const UNROLL: usize = 1;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
     }
 }
 
@@ -214,10 +180,7 @@ fn bytes_to_f32<const SIGNED: bool>(b: [__m128i; 2]) -> Four {
 
 // ------------------------------------------------------------- sources
 
-pub struct F32In;
-impl VSrc for F32In {
-    const DT: i32 = 1;
-    const BITS: usize = 32;
+impl VSrc<Four> for F32In {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -226,10 +189,7 @@ impl VSrc for F32In {
     }
 }
 
-pub struct F16In;
-impl VSrc for F16In {
-    const DT: i32 = 2;
-    const BITS: usize = 16;
+impl VSrc<Four> for F16In {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -238,14 +198,7 @@ impl VSrc for F16In {
     }
 }
 
-/// bfloat16 is float32's top half. `QUIET = false` leaves a signaling NaN
-/// signaling, for every destination but float32 (which would keep it so):
-/// they quiet a NaN themselves (VCVTPS2PH, VCVTPS2PD, `narrow16`) or drop
-/// its bits (integers, bool).
-pub struct Bf16In<const QUIET: bool>;
-impl<const QUIET: bool> VSrc for Bf16In<QUIET> {
-    const DT: i32 = 3;
-    const BITS: usize = 16;
+impl<const QUIET: bool> VSrc<Four> for Bf16In<QUIET> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -263,8 +216,6 @@ impl<const QUIET: bool> VSrc for Bf16In<QUIET> {
 }
 
 impl VSrc<Words> for F16In {
-    const DT: i32 = 2;
-    const BITS: usize = 16;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Words {
@@ -274,10 +225,7 @@ impl VSrc<Words> for F16In {
 }
 
 /// float8_e5m2 is float16's top byte: shifted into place, exact.
-pub struct E5m2In;
-impl VSrc for E5m2In {
-    const DT: i32 = 5;
-    const BITS: usize = 8;
+impl VSrc<Four> for E5m2In {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -288,8 +236,6 @@ impl VSrc for E5m2In {
 }
 /// As float16 codes, with a NaN made quiet (as VCVTPH2PS would).
 impl VSrc<Words> for E5m2In {
-    const DT: i32 = 5;
-    const BITS: usize = 8;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Words {
@@ -306,10 +252,7 @@ impl VSrc<Words> for E5m2In {
 
 /// float8_e4m3fn: the magnitude at float16's bit 7 is a float16 2^8 times
 /// too small (normal and subnormal alike); 0x7F and 0xFF are NaN.
-pub struct E4m3In;
-impl VSrc for E4m3In {
-    const DT: i32 = 4;
-    const BITS: usize = 8;
+impl VSrc<Four> for E4m3In {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -341,8 +284,6 @@ impl VSrc for E4m3In {
 /// whose top byte a table gives (its low byte is 0); NaN, float16's quiet
 /// NaN of its sign.
 impl VSrc<Words> for E4m3In {
-    const DT: i32 = 4;
-    const BITS: usize = 8;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Words {
@@ -373,10 +314,7 @@ impl VSrc<Words> for E4m3In {
 
 /// float4_e2m1fn: the code's float16 (a 16-entry table of top bytes) is
 /// 2^14 times too small.
-pub struct E2m1In;
-impl VSrc for E2m1In {
-    const DT: i32 = 6;
-    const BITS: usize = 4;
+impl VSrc<Four> for E2m1In {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -397,10 +335,7 @@ impl VSrc for E2m1In {
     }
 }
 
-pub struct I8In<const SIGNED: bool>;
-impl<const SIGNED: bool> VSrc for I8In<SIGNED> {
-    const DT: i32 = if SIGNED { 13 } else { 14 };
-    const BITS: usize = 8;
+impl<const SIGNED: bool> VSrc<Four> for I8In<SIGNED> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -410,10 +345,7 @@ impl<const SIGNED: bool> VSrc for I8In<SIGNED> {
     }
 }
 
-pub struct I4In<const SIGNED: bool>;
-impl<const SIGNED: bool> VSrc for I4In<SIGNED> {
-    const DT: i32 = if SIGNED { 15 } else { 16 };
-    const BITS: usize = 4;
+impl<const SIGNED: bool> VSrc<Four> for I4In<SIGNED> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -430,10 +362,7 @@ impl<const SIGNED: bool> VSrc for I4In<SIGNED> {
     }
 }
 
-pub struct I16In<const SIGNED: bool>;
-impl<const SIGNED: bool> VSrc for I16In<SIGNED> {
-    const DT: i32 = if SIGNED { 11 } else { 12 };
-    const BITS: usize = 16;
+impl<const SIGNED: bool> VSrc<Four> for I16In<SIGNED> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -450,11 +379,7 @@ impl<const SIGNED: bool> VSrc for I16In<SIGNED> {
     }
 }
 
-/// bool: any byte but 0 is true (1.0).
-pub struct BoolIn;
-impl VSrc for BoolIn {
-    const DT: i32 = 19;
-    const BITS: usize = 8;
+impl VSrc<Four> for BoolIn {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -471,11 +396,7 @@ impl VSrc for BoolIn {
     }
 }
 
-/// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
-pub struct F64Near;
-impl VSrc for F64Near {
-    const DT: i32 = 0;
-    const BITS: usize = 64;
+impl VSrc<Four> for F64Near {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -485,16 +406,7 @@ impl VSrc for F64Near {
     }
 }
 
-/// float64 rounded to odd (see `lanes::f64_to_f32` for why): VCVTPD2PS
-/// under round-toward-zero, then the last bit set where that was inexact
-/// (the float32 widened back differs; never for a NaN, which an ordered
-/// compare leaves alone). Past float32's range that gives its largest
-/// finite value (odd), infinities stay, NaNs keep their top payload bits.
-pub struct F64Odd;
-impl VSrc for F64Odd {
-    const DT: i32 = 0;
-    const BITS: usize = 64;
-    const MXCSR: u32 = MXCSR_RZ;
+impl VSrc<Four> for F64Odd {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -513,44 +425,7 @@ impl VSrc for F64Odd {
     }
 }
 
-/// float64 -> float32 bits that round into the destination as float64
-/// would, by integer work in place of `F64Odd`'s widening back and compare:
-/// where any bit of x below bit `B` is set, set bit `B`, then truncate
-/// (VCVTPD2PS under round-toward-zero). The bit stays in x's binade, and a
-/// NaN stays a NaN (its float32 payload's bit B - 29 maybe set, which no
-/// destination here keeps).
-///
-/// `B = 29`, for float16, float8, float4 and the integers: float32's last
-/// bit is float64's bit 29 wherever float32 is normal, so this is rounding
-/// to odd there (a truncation ending in 0 steps to its odd neighbour, one
-/// ending in 1 is it), and past float32's range it gives the largest finite
-/// value, as `F64Odd`. Below float32's normals (|x| < 2^-126) it only
-/// truncates, which is enough: every value and midpoint of these
-/// destinations lies far above, and all of that rounds to a zero of x's sign
-/// either way.
-///
-/// `B = 40`, for bfloat16 (whose subnormals reach 2^-133, so the above is
-/// not enough): bfloat16 rounds float32 bits at its round bit, float32 bit
-/// 15, with a sticky bit standing for bits 14..0. Where float32 is normal
-/// (or overflows) those are float64 bits 44 and 43..29, and bit 40, set
-/// where any bit below it is, survives the truncation at bit 29 inside
-/// the sticky range. For 2^-134 <= |x| < 2^-126 (exponent e from -134 to
-/// -127), float32's last bit (2^-149) is float64 bit -97 - e <= 37 and
-/// bfloat16's round bit (2^-134) is bit -82 - e >= 45: bit 40 again survives
-/// the truncation and stands below the round bit. Below 2^-134 both x and
-/// the result round to a zero of x's sign. (Any B from 37 to 43 would do;
-/// the kernel tests fail at 36 and at 44.) Bool still needs `F64Odd` (the
-/// least float64 is true).
-///
-/// `B = 40 + d` for a float8 or float4 destination (`narrow16`'s d: 10
-/// less its fraction bits): float32 bit 11 + d, where `narrow16` would fold
-/// the float32 of `B = 29` (the same bits below and the same sticky), so
-/// it need not (`NarrowOut<_, true>`).
-pub struct F64Fold<const B: u32>;
-impl<const B: u32> VSrc for F64Fold<B> {
-    const DT: i32 = 0;
-    const BITS: usize = 64;
-    const MXCSR: u32 = MXCSR_RZ;
+impl<const B: u32> VSrc<Four> for F64Fold<B> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
@@ -567,12 +442,60 @@ impl<const B: u32> VSrc for F64Fold<B> {
     }
 }
 
+impl<const SIGNED: bool> VSrc<Four> for I32Near<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    unsafe fn get(p: *const u8) -> Four {
+        std::array::from_fn(|k| {
+            // SAFETY: the caller's 128 bytes.
+            let x = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
+            _mm256_castps_si256(if SIGNED {
+                _mm256_cvtepi32_ps(x)
+            } else {
+                // hi * 2^16 + lo, both exact, rounded once by the FMA.
+                let hi = _mm256_cvtepi32_ps(_mm256_srli_epi32::<16>(x));
+                let lo = _mm256_cvtepi32_ps(_mm256_and_si256(x, splat(0xFFFF)));
+                _mm256_fmadd_ps(hi, _mm256_set1_ps(65536.0), lo)
+            })
+        })
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Four> for I32Odd<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    unsafe fn get(p: *const u8) -> Four {
+        std::array::from_fn(|k| {
+            // SAFETY: the caller's 128 bytes.
+            let x = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
+            // uint32 from 2^31 (no signed conversion takes it): halved,
+            // with the dropped bit kept as a sticky bit (the halved value
+            // is at least 2^30, so it sits far below float32's last bit and
+            // is exact only where x is), then doubled after, exactly.
+            let big = if SIGNED {
+                _mm256_setzero_si256()
+            } else {
+                _mm256_srai_epi32::<31>(x)
+            };
+            let y = if SIGNED {
+                x
+            } else {
+                let half =
+                    _mm256_or_si256(_mm256_srli_epi32::<1>(x), _mm256_and_si256(x, splat(1)));
+                _mm256_blendv_epi8(x, half, big)
+            };
+            let t = _mm256_castps_si256(_mm256_cvtepi32_ps(y));
+            let exact = _mm256_cmpeq_epi32(_mm256_cvttps_epi32(_mm256_castsi256_ps(t)), y);
+            let t = _mm256_or_si256(t, _mm256_andnot_si256(exact, splat(1)));
+            // Doubled: one more in the exponent field.
+            _mm256_add_epi32(t, _mm256_and_si256(big, splat(1 << 23)))
+        })
+    }
+}
+
 // -------------------------------------------------------- destinations
 
-pub struct F32Out;
-impl VDst for F32Out {
-    const DT: i32 = 1;
-    const BITS: usize = 32;
+impl VDst<Four> for F32Out {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -583,10 +506,7 @@ impl VDst for F32Out {
     }
 }
 
-pub struct F64Out;
-impl VDst for F64Out {
-    const DT: i32 = 0;
-    const BITS: usize = 64;
+impl VDst<Four> for F64Out {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -603,10 +523,7 @@ impl VDst for F64Out {
     }
 }
 
-pub struct F16Out;
-impl VDst for F16Out {
-    const DT: i32 = 2;
-    const BITS: usize = 16;
+impl VDst<Four> for F16Out {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -621,8 +538,6 @@ impl VDst for F16Out {
 }
 
 impl VDst<Words> for F16Out {
-    const DT: i32 = 2;
-    const BITS: usize = 16;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Words, p: *mut u8) {
@@ -642,11 +557,8 @@ fn dwords_to_words(a: V, b: V) -> V {
     _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
 }
 
-/// float32 -> bfloat16 on the integer bits (`lanes::enc_bf16`).
-pub struct Bf16Out;
-impl VDst for Bf16Out {
-    const DT: i32 = 3;
-    const BITS: usize = 16;
+/// On the integer bits (`lanes::enc_bf16`).
+impl VDst<Four> for Bf16Out {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -667,14 +579,7 @@ impl VDst for Bf16Out {
     }
 }
 
-/// bfloat16 from float32 lanes that are bfloat16 values already, NaNs
-/// quiet (sources of at most 8 significant bits in bfloat16's range: the
-/// float8 and float4 formats, the 8- and 4-bit integers, bool), where
-/// `Bf16Out` would round nothing: the top halves.
-pub struct Bf16Top;
-impl VDst for Bf16Top {
-    const DT: i32 = 3;
-    const BITS: usize = 16;
+impl VDst<Four> for Bf16Top {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -794,24 +699,8 @@ fn bytes_to_nibbles(b: V) -> __m128i {
     ))
 }
 
-/// `FOLDED`: for sources that fold the sticky bit themselves (`narrow16`).
-pub struct NarrowOut<const FMT: u8, const FOLDED: bool = false>;
-/// `NarrowOut`'s formats by number (a const generic cannot be a `Format`).
-const fn narrow_format(k: u8) -> Format {
-    match k {
-        0 => E4M3FN,
-        1 => E5M2,
-        _ => E2M1FN,
-    }
-}
-pub type E4m3Out = NarrowOut<0>;
-pub type E5m2Out = NarrowOut<1>;
-pub type E2m1Out = NarrowOut<2>;
-
 /// float16 codes rounded to float8_e5m2 in place (`round16`).
 impl VDst<Words> for E5m2Out {
-    const DT: i32 = 5;
-    const BITS: usize = 8;
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Words, p: *mut u8) {
@@ -821,14 +710,7 @@ impl VDst<Words> for E5m2Out {
     }
 }
 
-pub type E4m3Folded = NarrowOut<0, true>;
-pub type E5m2Folded = NarrowOut<1, true>;
-pub type E2m1Folded = NarrowOut<2, true>;
-
-impl<const FMT: u8, const FOLDED: bool> VDst for NarrowOut<FMT, FOLDED> {
-    const DT: i32 = 4 + FMT as i32;
-    const BITS: usize = narrow_format(FMT).bits() as usize;
-    const MXCSR_OR: u32 = FTZ;
+impl<const FMT: u8, const FOLDED: bool> VDst<Four> for NarrowOut<FMT, FOLDED> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -846,16 +728,6 @@ impl<const FMT: u8, const FOLDED: bool> VDst for NarrowOut<FMT, FOLDED> {
     }
 }
 
-/// Integers in [LO, HI] (at most 16 bits): truncated, saturated, NaN 0 (as
-/// `lanes::to_int`), in `BITS`-bit elements.
-pub struct IntOut<const LO: i32, const HI: i32, const BITS: usize>;
-pub type I16Out = IntOut<-32768, 32767, 16>;
-pub type U16Out = IntOut<0, 65535, 16>;
-pub type I8Out = IntOut<-128, 127, 8>;
-pub type U8Out = IntOut<0, 255, 8>;
-pub type I4Out = IntOut<-8, 7, 4>;
-pub type U4Out = IntOut<0, 15, 4>;
-
 /// 32 dwords (each in a byte's range, signed or not) as 32 bytes in order.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -871,16 +743,7 @@ fn dwords_to_bytes<const SIGNED: bool>(x: Four) -> V {
     _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
 }
 
-impl<const LO: i32, const HI: i32, const BITS: usize> VDst for IntOut<LO, HI, BITS> {
-    const DT: i32 = match (BITS, LO < 0) {
-        (16, true) => 11,
-        (16, false) => 12,
-        (8, true) => 13,
-        (8, false) => 14,
-        (_, true) => 15,
-        (_, false) => 16,
-    };
-    const BITS: usize = BITS;
+impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Four> for IntOut<LO, HI, BITS> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
@@ -932,11 +795,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst for IntOut<LO, HI, BI
     }
 }
 
-/// bool: 1 for anything but ±0 (a NaN is true).
-pub struct BoolOut;
-impl VDst for BoolOut {
-    const DT: i32 = 19;
-    const BITS: usize = 8;
+impl VDst<Four> for BoolOut {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {

@@ -1,0 +1,552 @@
+//! The AVX-512 level: the forms of the `steps.rs` sides in 512-bit vectors
+//! (`steps`, a child module), the rounding they share with the whole
+//! kernels here (`narrow16`, `round16`), and two whole kernels that beat
+//! the lanes for their pairs (`patch`): float32 -> float8/float4 and, with
+//! AVX512-BF16, float32 -> bfloat16.
+//!
+//! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
+//! every exception masked; FTZ for the float8 and float4 encoders, which
+//! flushes only products whose code is a zero anyway, see `narrow16`). The
+//! whole kernels are one loop (`each`) over a step of whole vectors and a
+//! masked last part, in two forms: `NT` false stores its whole vectors with
+//! ordinary stores, `NT` true with non-temporal ones (then the destination
+//! is 64-byte aligned and each step's stores are aligned to their width;
+//! see `kernels::Store`). Masked stores are always ordinary.
+
+use super::{entry, prefetch_ahead, prefetch_from, put256};
+use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use std::arch::x86_64::*;
+
+pub mod steps;
+pub use steps::{Codes, Two};
+
+const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+
+/// `v` unchanged, but opaque to the compiler: keeps a narrowing conversion
+/// (VPMOV*, VCVTPS2PH) in registers instead of folded into a (masked) store,
+/// whose memory forms are microcoded and slow on AMD Zen 4.
+#[inline(always)]
+fn reg128(mut v: __m128i) -> __m128i {
+    // SAFETY: an empty asm block with `v` in and out: no instruction.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn reg256(mut v: __m256i) -> __m256i {
+    // SAFETY: as `reg128`.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+/// `v` unchanged, but opaque to the compiler (as `reg128`): keeps VPAVGW
+/// and the shift after it as two word operations (LLVM otherwise widens the
+/// pair to dwords, four times the work).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn reg512(mut v: __m512i) -> __m512i {
+    // SAFETY: as `reg128`.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(zmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+    };
+    v
+}
+
+/// The lanes of the last, partial group of 16 (or all 16).
+#[inline(always)]
+fn tail_mask(left: usize) -> u16 {
+    if left >= 16 {
+        u16::MAX
+    } else {
+        ((1u32 << left) - 1) as u16
+    }
+}
+
+/// Store 64 bytes at `p`: ordinary, or non-temporal when `NT` (then `p` is
+/// 64-byte aligned).
+///
+/// # Safety
+/// `p` is writable for 64 bytes (and aligned when `NT`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn put512<const NT: bool>(p: *mut u8, v: __m512i) {
+    // SAFETY: forwarded.
+    unsafe {
+        if NT {
+            _mm512_stream_si512(p.cast(), v)
+        } else {
+            _mm512_storeu_si512(p.cast(), v)
+        }
+    }
+}
+
+/// The loop of every kernel here: `step(i)` converts elements i .. i + `g`
+/// (whole vectors), then `part(i, left)` the rest, `t` elements (a masked
+/// vector) at a time, `left` of them (at most `t`) in the call's range. The
+/// source (`src`, of `sbits` bits per element) is prefetched ahead of the
+/// steps (see `prefetch_ahead`).
+#[inline(always)]
+fn each(
+    n: usize,
+    g: usize,
+    t: usize,
+    (src, sbits): (*const u8, usize),
+    mut step: impl FnMut(usize),
+    mut part: impl FnMut(usize, usize),
+) {
+    let mut i = 0;
+    let mut pf = prefetch_from(n * sbits / 8);
+    while i + g <= n {
+        prefetch_ahead(src, &mut pf, (i + g) * sbits / 8);
+        step(i);
+        i += g;
+    }
+    while i < n {
+        part(i, (n - i).min(t));
+        i += t;
+    }
+}
+
+/// A vector of 16 lanes (bytes, words or dwords), loaded and stored whole
+/// or under a mask of lanes.
+trait Lanes16: Copy {
+    /// Bytes per lane.
+    const W: usize;
+    /// # Safety
+    /// `p` is readable for the lanes in `m` (all 16: a plain load).
+    unsafe fn load(m: u16, p: *const u8) -> Self;
+    /// # Safety
+    /// `p` is writable for the 16 lanes, and `W * 16`-byte aligned (at
+    /// most 64) when `NT`.
+    unsafe fn put<const NT: bool>(self, p: *mut u8);
+    /// # Safety
+    /// `p` is writable for the lanes in `m`.
+    unsafe fn put_masked(self, m: u16, p: *mut u8);
+}
+
+macro_rules! lanes16 {
+    ($t:ty, $w:expr, $load:ident, $put:ident, $store:ident) => {
+        impl Lanes16 for $t {
+            const W: usize = $w;
+            #[inline(always)]
+            unsafe fn load(m: u16, p: *const u8) -> Self {
+                // SAFETY: forwarded.
+                unsafe { full::$load(m, p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn put<const NT: bool>(self, p: *mut u8) {
+                // SAFETY: forwarded.
+                unsafe { $put::<NT>(p, self) }
+            }
+            #[inline(always)]
+            unsafe fn put_masked(self, m: u16, p: *mut u8) {
+                // SAFETY: forwarded.
+                unsafe { full::$store(p.cast(), m, self) }
+            }
+        }
+    };
+}
+lanes16!(
+    __m256i,
+    2,
+    _mm256_maskz_loadu_epi16,
+    put256,
+    _mm256_mask_storeu_epi16
+);
+lanes16!(
+    __m512i,
+    4,
+    _mm512_maskz_loadu_epi32,
+    put512,
+    _mm512_mask_storeu_epi32
+);
+
+/// The kernels that map 16 lanes to 16 lanes: `f` converts 16 source
+/// elements (`I`) into 16 destination elements (`O`), `U` vectors a step
+/// (independent work in flight: the light maps run up to 15% faster in
+/// cache four at a time).
+///
+/// # Safety
+/// As `super::call`'s kernels.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    f: impl Fn(I) -> O,
+) {
+    each(
+        n,
+        16 * U,
+        16,
+        (src, I::W * 8),
+        |i| {
+            for k in (i..i + 16 * U).step_by(16) {
+                // SAFETY: lanes k .. k + 16 are within n; the stores are at
+                // multiples of their width from the destination.
+                unsafe { f(I::load(u16::MAX, src.add(I::W * k))).put::<NT>(dst.add(O::W * k)) }
+            }
+        },
+        |i, left| {
+            let m = tail_mask(left);
+            // SAFETY: lanes i .. i + left are within n.
+            unsafe { f(I::load(m, src.add(I::W * i))).put_masked(m, dst.add(O::W * i)) }
+        },
+    );
+}
+
+/// A float format of at most 8 bits, as a type (the kernels are compiled
+/// once per format, its constants folded in).
+pub trait Fmt {
+    const F: Format;
+}
+
+macro_rules! fmt {
+    ($name:ident, $f:expr) => {
+        pub struct $name;
+        impl Fmt for $name {
+            const F: Format = $f;
+        }
+    };
+}
+fmt!(E4m3, E4M3FN);
+fmt!(E5m2, E5M2);
+fmt!(E2m1, E2M1FN);
+
+/// float32 bits to bfloat16 codes in dword lanes (16 lanes), as
+/// `bf16_round`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bf16_round16(x: __m512i) -> __m512i {
+    let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+    let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+        _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
+        lsb,
+    ));
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
+    _mm512_mask_mov_epi32(r, nan, q)
+}
+
+/// Masked loads and stores that take the plain (faster) instruction when
+/// every lane is on, as in all but the last group of a call.
+mod full {
+    use std::arch::x86_64::*;
+
+    /// A masked store that is the plain store when every lane is on.
+    macro_rules! store {
+        ($name:ident, $elem:ty, $mask:ty, $vec:ty, $plain:ident) => {
+            /// # Safety
+            #[doc = concat!("As `", stringify!($name), "`.")]
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+            pub unsafe fn $name(p: *mut $elem, m: $mask, v: $vec) {
+                // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+                unsafe {
+                    if m == <$mask>::MAX {
+                        $plain(p.cast(), v)
+                    } else {
+                        std::arch::x86_64::$name(p, m, v)
+                    }
+                }
+            }
+        };
+    }
+
+    /// A masked (zeroing) load that is the plain load when every lane is on.
+    macro_rules! load {
+        ($name:ident, $mask:ty, $elem:ty, $vec:ty, $plain:ident) => {
+            /// # Safety
+            #[doc = concat!("As `", stringify!($name), "`.")]
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+            pub unsafe fn $name(m: $mask, p: *const $elem) -> $vec {
+                // SAFETY: forwarded; all lanes on means the whole vector's bytes.
+                unsafe {
+                    if m == <$mask>::MAX {
+                        $plain(p.cast())
+                    } else {
+                        std::arch::x86_64::$name(m, p)
+                    }
+                }
+            }
+        };
+    }
+
+    store!(
+        _mm256_mask_storeu_epi16,
+        i16,
+        u16,
+        __m256i,
+        _mm256_storeu_si256
+    );
+    store!(
+        _mm256_mask_storeu_epi8,
+        i8,
+        u32,
+        __m256i,
+        _mm256_storeu_si256
+    );
+    store!(
+        _mm512_mask_storeu_epi32,
+        i32,
+        u16,
+        __m512i,
+        _mm512_storeu_si512
+    );
+    store!(_mm_mask_storeu_epi8, i8, u16, __m128i, _mm_storeu_si128);
+    load!(
+        _mm256_maskz_loadu_epi16,
+        u16,
+        i16,
+        __m256i,
+        _mm256_loadu_si256
+    );
+    load!(
+        _mm512_maskz_loadu_epi32,
+        u16,
+        i32,
+        __m512i,
+        _mm512_loadu_si512
+    );
+}
+
+/// float32 -> bfloat16 with AVX512-BF16's VCVTNEPS2BF16: nearest-even
+/// whatever MXCSR says, a NaN made quiet keeping its top payload bits (as
+/// SEMANTICS.md) but subnormal inputs flushed to zero. bfloat16 shares
+/// float32's exponent range, so only a subnormal input has a subnormal
+/// result: a group holding one (rare) takes the integer rounding instead.
+///
+/// # Safety
+/// As `super::call`'s kernels. on a CPU with AVX512-BF16.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let half = |x| {
+        let e = _mm512_and_si512(x, _mm512_set1_epi32(0x7F80_0000));
+        let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+        let sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512())
+            & _mm512_cmpneq_epi32_mask(a, _mm512_setzero_si512());
+        if sub == 0 {
+            let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
+            // SAFETY: both are 256 bits of vector register: a bit cast.
+            reg256(unsafe { std::mem::transmute::<__m256bh, __m256i>(h) })
+        } else {
+            reg256(_mm512_cvtepi32_epi16(bf16_round16(x)))
+        }
+    };
+    // SAFETY: forwarded.
+    unsafe { map16::<__m512i, __m256i, 4, NT>(src, dst, n, half) }
+}
+
+/// The elements of `fmt` (a float8 or float4) nearest 32 float32 (bits,
+/// `x0` then `x1`), one a word lane, through float16, 32 lanes a word
+/// operation: x scaled by 2^(bias - 15), which makes `fmt`'s values exactly
+/// the float16 values whose low d = 10 - f fraction bits are zero (normal and
+/// subnormal alike: the two least normals and subnormal quanta line up),
+/// converted toward zero (VCVTPS2PH), the code made odd in the lanes of `odd`
+/// (round to odd), then rounded to nearest-even at bit d.
+///
+/// Why that rounds once: float16 keeps d - 1 >= 6 bits below `fmt`'s round
+/// bit in every binade, so x and its float16 rounded to odd lie on the same
+/// side of (or both on) every value and midpoint of `fmt` (see
+/// `lanes::f64_to_f32`). The odd bit only matters where the code's bits
+/// below the round bit are all zero, so `odd` need not be exact: the caller
+/// sets it where any of x's fraction bits is set from bit 0 up to float16's
+/// bit d - 2 (float32 bits 0 .. 11 + d). For a float16 normal result that
+/// is "dropped bits or low code bits set", as needed; for a subnormal one k
+/// binades down the dropped bits run to 12 + k, covered while k <= d - 1,
+/// and from k = 12 - d (<= d - 1 for every d here) the code is under
+/// 2^(11 - k) <= 2^(d - 1) and rounds to zero, odd bit or not, as x must.
+/// Scaling is exact unless x scaled is below float32's normals (FTZ/DAZ may
+/// then zero it), where the result is the zero of x's sign either way.
+///
+/// Past float16's range the conversion gives 65504 (infinity for an infinite
+/// x): float8_e4m3fn and float4_e2m1fn clamp the code first (to 448 and 6,
+/// scaled: they saturate, infinity too); float8_e5m2, float16's exponent
+/// range, rounds 65504 up to infinity like every x past its threshold 61440.
+/// NaN: float8_e4m3fn's NaN of x's sign; float8_e5m2 keeps the top payload
+/// bits, quiet; float4_e2m1fn +0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+fn narrow16(x0: __m512i, x1: __m512i, odd: u32, fmt: Format) -> __m512i {
+    let scale = f32::from_bits(((127 + fmt.bias - 15) as u32) << 23);
+    let half = |x: __m512i| {
+        let x = _mm512_castsi512_ps(x);
+        let y = if fmt.bias == 15 {
+            x
+        } else {
+            _mm512_mul_ps(x, _mm512_set1_ps(scale))
+        };
+        _mm512_cvtps_ph::<RZ>(y)
+    };
+    let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(half(x0)), half(x1));
+    round16(h, odd, fmt)
+}
+
+/// The codes of `fmt` nearest 32 float16 codes `h` made odd in the lanes
+/// of `odd` (each rounding as the value it stands for would: exact, or
+/// `narrow16`'s truncation), in word lanes. For float8_e5m2 (float16's
+/// bias) that is `h` rounded at bit 8; the others come scaled
+/// (`narrow16`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn round16(h: __m512i, odd: u32, fmt: Format) -> __m512i {
+    let d = 10 - fmt.fraction_bits;
+    let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+    let dv = _mm_cvtsi32_si128(d as i32);
+    let sign_at = 16 - fmt.bits();
+    // float8_e5m2: the code's top bit is where the sign lands (d = 8): round
+    // the bits with the sign (only a NaN could carry into it).
+    let ride = sign_at == d;
+    let m = if ride {
+        h
+    } else if fmt.has_infinity() {
+        a
+    } else {
+        _mm512_min_epu16(a, _mm512_set1_epi16((fmt.max_finite_bits() << d) as i16))
+    };
+    // Nearest-even at bit d: (m + 2^(d-1) - 1 + lsb) >> d, as
+    // avg(m, 2^(d-1) - 2 + lsb) >> (d - 1) (VPAVGW adds one more and halves
+    // without overflow). The odd bit joins the last kept bit: (m | 1) and m
+    // with its last bit taken as 1 round alike at bit d (no carry can reach
+    // bit d from the odd bit either way).
+    let one = _mm512_set1_epi16(1);
+    let last = _mm512_mask_srl_epi16(one, !odd, m, dv);
+    let c = _mm512_ternarylogic_epi32::<0xEA>(last, one, _mm512_set1_epi16((1 << (d - 1)) - 2));
+    let (v, shr) = (
+        reg512(_mm512_avg_epu16(m, c)),
+        _mm_cvtsi32_si128(d as i32 - 1),
+    );
+    let sat = _mm_cvtsi32_si128(sign_at as i32);
+    let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
+    let sign = _mm512_set1_epi16(fmt.sign_mask() as i16);
+    // The NaN lanes are merged into the last shifts where they can be.
+    match fmt.specials {
+        // The sign rode along (`ride`); a NaN keeps its top payload bits.
+        Specials::Ieee => {
+            let q = _mm512_set1_epi16(1 << (fmt.fraction_bits - 1));
+            let r = _mm512_srl_epi16(v, shr);
+            _mm512_mask_mov_epi16(r, nan, _mm512_or_si512(_mm512_srl_epi16(h, sat), q))
+        }
+        Specials::FnNan => {
+            let all = _mm512_set1_epi16(fmt.magnitude_mask() as i16);
+            let r = _mm512_mask_srl_epi16(all, !nan, v, shr);
+            _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_srl_epi16(h, sat), sign)
+        }
+        // NaN: +0.
+        Specials::Finite => {
+            let r = _mm512_maskz_srl_epi16(!nan, v, shr);
+            _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_maskz_srl_epi16(!nan, h, sat), sign)
+        }
+    }
+}
+
+/// float32 -> a float8 or float4 (`narrow16`, 32 lanes a group): bytes,
+/// or nibbles two a byte (low nibble first).
+///
+/// # Safety
+/// As `super::call`'s kernels.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let sb = 4;
+    // 32 lanes under `m`, as codes in word lanes.
+    let words = |m: u32, p: *const u8| {
+        let d = 10 - F::F.fraction_bits;
+        // SAFETY: the caller's lanes in `m` are readable.
+        let (x0, x1) = unsafe {
+            (
+                full::_mm512_maskz_loadu_epi32(m as u16, p.cast()),
+                full::_mm512_maskz_loadu_epi32((m >> 16) as u16, p.wrapping_add(64).cast()),
+            )
+        };
+        let tested = _mm512_set1_epi32(((1u32 << (12 + d)) - 1) as i32);
+        let odd = (u32::from(_mm512_test_epi32_mask(x1, tested)) << 16)
+            | u32::from(_mm512_test_epi32_mask(x0, tested));
+        narrow16(x0, x1, odd, F::F)
+    };
+    // Word pairs into dwords holding a byte each: low + 16 * high.
+    let nibbles = |w| _mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001));
+    // A step: 64 lanes into 64 bytes (float8: two groups packed, VPACKUSWB,
+    // and put back in order), or 128 lanes into 64 bytes (float4: four
+    // groups' byte pairs packed twice, VPACKUSDW and VPACKUSWB). Cheaper
+    // than narrowing each group (VPMOVWB, VPMOVDB: two operations each);
+    // every code is at most 0xFF, so the packs' saturation changes nothing.
+    let nib = F::F.bits() == 4;
+    each(
+        n,
+        if nib { 128 } else { 64 },
+        32,
+        (src, 8 * sb),
+        |i| {
+            // SAFETY: lanes i .. i + 64 (float4: 128) are within n; a
+            // 64-byte store at a multiple of 64 from the destination.
+            unsafe {
+                let w = |k: usize| words(u32::MAX, src.add(sb * (i + 32 * k)));
+                if nib {
+                    let lo = _mm512_packus_epi32(nibbles(w(0)), nibbles(w(1)));
+                    let hi = _mm512_packus_epi32(nibbles(w(2)), nibbles(w(3)));
+                    // Dword 4L + k holds group k's bytes of 128-bit lane L.
+                    let order =
+                        _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+                    let b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(lo, hi));
+                    put512::<NT>(dst.add(i / 2), b);
+                } else {
+                    // Quadword 2L + k holds group k's bytes of lane L.
+                    let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+                    let b = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(w(0), w(1)));
+                    put512::<NT>(dst.add(i), b);
+                }
+            }
+        },
+        |i, left| {
+            let m = ((1u64 << left) - 1) as u32;
+            // SAFETY: lanes i .. i + left are within n (and the bytes
+            // that hold them).
+            unsafe {
+                let w = words(m, src.add(sb * i));
+                if nib {
+                    let keep = ((1u32 << left.div_ceil(2)) - 1) as u16;
+                    let b = reg128(_mm512_cvtepi32_epi8(nibbles(w)));
+                    full::_mm_mask_storeu_epi8(dst.add(i / 2).cast(), keep, b);
+                } else {
+                    let b = reg256(_mm512_cvtepi16_epi8(w));
+                    full::_mm256_mask_storeu_epi8(dst.add(i).cast(), m, b);
+                }
+            }
+        },
+    );
+}
+
+entry!(z_f32_to_e4m3, to_narrow[E4m3], 32, 8);
+entry!(z_f32_to_e5m2, to_narrow[E5m2], 32, 8);
+entry!(z_f32_to_e2m1, to_narrow[E2m1], 32, 4);
+entry!(z_f32_to_bf16_ne, f32_to_bf16_ne, 32, 16);
+
+/// Put the whole kernels in the AVX-512 level's table, over the kernels
+/// that meet in lanes, where they are faster (in cache, measured with
+/// `make bench-levels`: 6-8% for float32 -> float8/float4, whose two
+/// groups a step pack with one VPACKUSWB; 9-12% for float32 -> bfloat16
+/// with VCVTNEPS2BF16, on CPUs with AVX512-BF16).
+pub fn patch(t: &mut super::Table) {
+    use crate::ffi::*;
+    let mut set = |s: i32, d: i32, k: crate::kernels::SimdKernel| {
+        if let Some(cell) = t.get_mut(s as usize).and_then(|r| r.get_mut(d as usize)) {
+            *cell = Some(k);
+        }
+    };
+    set(NX_FLOAT32, NX_FLOAT8_E4M3FN, z_f32_to_e4m3);
+    set(NX_FLOAT32, NX_FLOAT8_E5M2, z_f32_to_e5m2);
+    set(NX_FLOAT32, NX_FLOAT4_E2M1FN, z_f32_to_e2m1);
+    if is_x86_feature_detected!("avx512bf16") {
+        set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16_ne);
+    }
+}

@@ -1,0 +1,630 @@
+//! The AVX-512 forms of the sides of `x86/steps.rs`: decoders and encoders
+//! that meet in float32 lanes of 512-bit vectors (`Two`) or in float16
+//! codes (`Codes`), 32 elements a step, computing what `avx2.rs`'s forms
+//! compute (the kernel tests hold both to the scalar reference). They run
+//! under the kernel's MXCSR as those do (`super::super::call`: round to
+//! nearest, toward zero for the float64 sources rounded to odd, FTZ for the
+//! float8/float4 encoders), so hardware conversions round as the marker
+//! says. What AVX-512 adds: masks in place of blends, VPERMI2W tables for
+//! float8_e4m3fn, VPERMT2W to take the top halves of 32 dwords at once,
+//! VPTESTMB for bool.
+
+use super::super::steps::*;
+use super::super::{put128, put256, Raw};
+use super::{narrow16, put512, round16, RN};
+use crate::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32};
+use std::arch::x86_64::*;
+
+type Z = __m512i;
+/// 32 elements as float32 bits, element j in lane j % 16 of vector j / 16.
+pub type Two = [Z; 2];
+/// 32 elements as float16 codes, element j in word j.
+pub type Codes = Z;
+
+/// The step loop with this level's features.
+///
+/// # Safety
+/// As `steps`, on a CPU with AVX-512 F/BW/VL/DQ, AVX2, F16C and FMA.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")]
+unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    // SAFETY: forwarded.
+    unsafe { steps::<L, S, D, NT>(src, dst, n) }
+}
+
+impl Lanes for Two {
+    const UNROLL: usize = 2;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
+    }
+}
+
+impl Lanes for Codes {
+    const UNROLL: usize = 2;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
+    }
+}
+
+// ------------------------------------------------------------- tables
+
+/// The bits in `to` (float16, bfloat16 or float32: wider in both fields)
+/// of the magnitude `k` of `fmt` (float8_e4m3fn or float4_e2m1fn), exactly;
+/// the NaN is `to`'s quiet NaN. Evaluated at compile time, for the tables.
+const fn widen_code(fmt: Format, k: u32, to: Format) -> u32 {
+    let (f, tf) = (fmt.fraction_bits, to.fraction_bits);
+    if fmt.is_nan(k as u64) {
+        return (to.infinity_bits() | 1 << (tf - 1)) as u32;
+    }
+    let exp = k >> f;
+    let frac = k & fmt.fraction_mask() as u32;
+    if exp == 0 {
+        if frac == 0 {
+            return 0;
+        }
+        // frac * 2^(emin - f): its leading bit p is the binade.
+        let p = 31 - frac.leading_zeros();
+        let e = fmt.emin() - f as i32 + p as i32;
+        return (((e + to.bias) as u32) << tf) | ((frac - (1 << p)) << (tf - p));
+    }
+    (((exp as i32 - fmt.bias + to.bias) as u32) << tf) | (frac << (tf - f))
+}
+
+/// float8_e4m3fn magnitudes widened into `to` (words), 32 a vector.
+#[allow(clippy::indexing_slicing)] // only in the statics' initialisers: would fail the build
+const fn e4m3_words(to: Format) -> [[u16; 32]; 4] {
+    let mut t = [[0u16; 32]; 4];
+    let mut k = 0;
+    while k < 128 {
+        t[k / 32][k % 32] = widen_code(E4M3FN, k as u32, to) as u16;
+        k += 1;
+    }
+    t
+}
+
+/// The top halves of float32 (bfloat16 codes) of the e4m3 magnitudes.
+static E4M3_BF16: [[u16; 32]; 4] = e4m3_words(BF16);
+/// The float16 codes of the e4m3 magnitudes.
+static E4M3_F16: [[u16; 32]; 4] = e4m3_words(F16);
+
+/// Every float4_e2m1fn code (sign included) as float32 bits.
+// Indexing in a constant initialiser: out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
+static E2M1_F32: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = widen_code(E2M1FN, k as u32 & 7, F32) | (k as u32 & 8) << 28;
+        k += 1;
+    }
+    t
+};
+
+/// 32 float8_e4m3fn codes (one a word, < 256) looked up in `t` (indexed by
+/// the magnitude: two VPERMI2W over 64 words each, which read the index's
+/// low 6 bits, chosen by bit 6), with the sign moved to bit 15.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn e4m3_lookup(w: Z, t: &[[u16; 32]; 4]) -> Z {
+    // SAFETY: each row is 64 bytes.
+    let [t0, t1, t2, t3] = t
+        .each_ref()
+        .map(|r| unsafe { _mm512_loadu_si512(r.as_ptr().cast()) });
+    let upper = _mm512_test_epi16_mask(w, _mm512_set1_epi16(64));
+    let v = _mm512_mask_blend_epi16(
+        upper,
+        _mm512_permutex2var_epi16(t0, w, t1),
+        _mm512_permutex2var_epi16(t2, w, t3),
+    );
+    _mm512_ternarylogic_epi32::<0xF8>(v, _mm512_slli_epi16::<8>(w), _mm512_set1_epi16(-0x8000))
+}
+
+// ------------------------------------------------------------- helpers
+
+/// The 32 bytes at `p` widened to words.
+///
+/// # Safety
+/// `p` is readable for 32 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn bytes_to_words(p: *const u8) -> Z {
+    // SAFETY: the caller's 32 bytes.
+    _mm512_cvtepu8_epi16(unsafe { _mm256_loadu_si256(p.cast()) })
+}
+
+/// The 32 nibbles at `p` (low nibble first) as 32 bytes.
+///
+/// # Safety
+/// `p` is readable for 16 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn nibbles(p: *const u8) -> __m256i {
+    // SAFETY: the caller's 16 bytes.
+    let w = _mm256_cvtepu8_epi16(unsafe { _mm_loadu_si128(p.cast()) });
+    // Word j = byte j: low nibble in its low byte, high nibble in its high.
+    let m = _mm256_set1_epi16(0x0F);
+    _mm256_ternarylogic_epi32::<0xF8>(
+        _mm256_and_si256(w, m),
+        _mm256_slli_epi16::<4>(w),
+        _mm256_set1_epi16(0x0F00),
+    )
+}
+
+/// Words (32) as the top halves of 32 dwords, in order.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn top_halves(w: Z) -> Two {
+    // Quadwords 0 4 1 5 2 6 3 7: the in-lane unpacks then put words
+    // 0 .. 15 in the first vector and 16 .. 31 in the second, in order.
+    let w = _mm512_permutexvar_epi64(_mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0), w);
+    let z = _mm512_setzero_si512();
+    [_mm512_unpacklo_epi16(z, w), _mm512_unpackhi_epi16(z, w)]
+}
+
+/// 32 bytes (small integers, signed or not) as float32.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn bytes_to_f32<const SIGNED: bool>(b: __m256i) -> Two {
+    let f = |v: __m128i| {
+        let d = if SIGNED {
+            _mm512_cvtepi8_epi32(v)
+        } else {
+            _mm512_cvtepu8_epi32(v)
+        };
+        _mm512_castps_si512(_mm512_cvtepi32_ps(d))
+    };
+    [
+        f(_mm256_castsi256_si128(b)),
+        f(_mm256_extracti128_si256::<1>(b)),
+    ]
+}
+
+/// Two halves of 8 float32 as one vector of 16.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn join(lo: __m256, hi: __m256) -> Z {
+    _mm512_inserti64x4::<1>(
+        _mm512_castsi256_si512(_mm256_castps_si256(lo)),
+        _mm256_castps_si256(hi),
+    )
+}
+
+/// The top words of 32 dwords (`a` then `b`), in order: one VPERMT2W.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn top_words(a: Z, b: Z) -> Z {
+    let odd = _mm512_set_epi16(
+        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
+        17, 15, 13, 11, 9, 7, 5, 3, 1,
+    );
+    _mm512_permutex2var_epi16(a, odd, b)
+}
+
+/// 32 words (each < 16) as 16 bytes of nibbles, low nibble first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn words_to_nibbles(w: Z) -> __m128i {
+    _mm512_cvtepi32_epi8(_mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001)))
+}
+
+/// 16 + 16 words as one vector of 32.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn join256(lo: __m256i, hi: __m256i) -> Z {
+    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+}
+
+// ------------------------------------------------------------- sources
+
+impl VSrc<Two> for F32In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 128 bytes.
+        [0, 1].map(|k| unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) })
+    }
+}
+
+impl VSrc<Two> for F16In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 64 bytes.
+        [0, 1].map(|k| unsafe {
+            _mm512_castps_si512(_mm512_cvtph_ps(_mm256_loadu_si256(p.add(32 * k).cast())))
+        })
+    }
+}
+
+impl VSrc<Codes> for F16In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Codes {
+        // SAFETY: the caller's 64 bytes.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+}
+
+impl<const QUIET: bool> VSrc<Two> for Bf16In<QUIET> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 64 bytes.
+        let h = unsafe { _mm512_loadu_si512(p.cast()) };
+        let h = if QUIET {
+            let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+            let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7F80));
+            _mm512_mask_mov_epi16(h, nan, _mm512_or_si512(h, _mm512_set1_epi16(0x40)))
+        } else {
+            h
+        };
+        top_halves(h)
+    }
+}
+
+impl VSrc<Two> for E5m2In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 32 bytes.
+        let h = _mm512_slli_epi16::<8>(unsafe { bytes_to_words(p) });
+        let f = |v: __m256i| _mm512_castps_si512(_mm512_cvtph_ps(v));
+        [
+            f(_mm512_castsi512_si256(h)),
+            f(_mm512_extracti64x4_epi64::<1>(h)),
+        ]
+    }
+}
+
+/// As float16 codes, with a NaN made quiet (as VCVTPH2PS would).
+impl VSrc<Codes> for E5m2In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Codes {
+        // SAFETY: the caller's 32 bytes.
+        let h = _mm512_slli_epi16::<8>(unsafe { bytes_to_words(p) });
+        let a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+        let nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
+        _mm512_mask_mov_epi16(h, nan, _mm512_or_si512(h, _mm512_set1_epi16(0x0200)))
+    }
+}
+
+impl VSrc<Two> for E4m3In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 32 bytes.
+        top_halves(e4m3_lookup(unsafe { bytes_to_words(p) }, &E4M3_BF16))
+    }
+}
+
+impl VSrc<Codes> for E4m3In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Codes {
+        // SAFETY: the caller's 32 bytes.
+        e4m3_lookup(unsafe { bytes_to_words(p) }, &E4M3_F16)
+    }
+}
+
+impl VSrc<Two> for E2m1In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the table is 64 bytes; the caller's 16 bytes.
+        let (t, b) = unsafe { (_mm512_loadu_si512(E2M1_F32.as_ptr().cast()), nibbles(p)) };
+        let f = |v: __m128i| _mm512_permutexvar_epi32(_mm512_cvtepu8_epi32(v), t);
+        [
+            f(_mm256_castsi256_si128(b)),
+            f(_mm256_extracti128_si256::<1>(b)),
+        ]
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Two> for I8In<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 32 bytes.
+        bytes_to_f32::<SIGNED>(unsafe { _mm256_loadu_si256(p.cast()) })
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Two> for I4In<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 16 bytes.
+        let b = unsafe { nibbles(p) };
+        // Signed: (c ^ 8) - 8 extends bit 3.
+        let b = if SIGNED {
+            let e = _mm256_set1_epi8(8);
+            _mm256_sub_epi8(_mm256_xor_si256(b, e), e)
+        } else {
+            b
+        };
+        bytes_to_f32::<SIGNED>(b)
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Two> for I16In<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        [0, 1].map(|k| {
+            // SAFETY: the caller's 64 bytes.
+            let h = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
+            let d = if SIGNED {
+                _mm512_cvtepi16_epi32(h)
+            } else {
+                _mm512_cvtepu16_epi32(h)
+            };
+            _mm512_castps_si512(_mm512_cvtepi32_ps(d))
+        })
+    }
+}
+
+impl VSrc<Two> for BoolIn {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        let t = _mm256_test_epi8_mask(v, v);
+        let one = _mm512_set1_epi32(0x3F80_0000);
+        [
+            _mm512_maskz_mov_epi32(t as u16, one),
+            _mm512_maskz_mov_epi32((t >> 16) as u16, one),
+        ]
+    }
+}
+
+/// Eight float64 at `p + 64 k` (the caller's 256 bytes) as loaded.
+///
+/// # Safety
+/// `p` is readable for 64 (k + 1) bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn f64x8(p: *const u8, k: usize) -> Z {
+    // SAFETY: forwarded.
+    unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) }
+}
+
+impl VSrc<Two> for F64Near {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 256 bytes.
+        let y = |k| unsafe { _mm512_cvtpd_ps(_mm512_castsi512_pd(f64x8(p, k))) };
+        [join(y(0), y(1)), join(y(2), y(3))]
+    }
+}
+
+impl VSrc<Two> for F64Odd {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        let y = |k| {
+            // SAFETY: the caller's 256 bytes.
+            let x = _mm512_castsi512_pd(unsafe { f64x8(p, k) });
+            let t = _mm512_cvtpd_ps(x);
+            let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(t), x);
+            let t = _mm256_castps_si256(t);
+            _mm256_castsi256_ps(_mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1)))
+        };
+        [join(y(0), y(1)), join(y(2), y(3))]
+    }
+}
+
+impl<const B: u32> VSrc<Two> for F64Fold<B> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        let y = |k| {
+            // SAFETY: the caller's 256 bytes.
+            let x = unsafe { f64x8(p, k) };
+            let inexact = _mm512_test_epi64_mask(x, _mm512_set1_epi64((1 << B) - 1));
+            let x = _mm512_mask_or_epi64(x, inexact, x, _mm512_set1_epi64(1 << B));
+            _mm512_cvtpd_ps(_mm512_castsi512_pd(x))
+        };
+        [join(y(0), y(1)), join(y(2), y(3))]
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Two> for I32Near<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        [0, 1].map(|k| {
+            // SAFETY: the caller's 128 bytes.
+            let x = unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) };
+            _mm512_castps_si512(if SIGNED {
+                _mm512_cvtepi32_ps(x)
+            } else {
+                _mm512_cvtepu32_ps(x)
+            })
+        })
+    }
+}
+
+impl<const SIGNED: bool> VSrc<Two> for I32Odd<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        [0, 1].map(|k| {
+            // SAFETY: the caller's 128 bytes.
+            let x = unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) };
+            let (t, back) = if SIGNED {
+                let t = _mm512_cvtepi32_ps(x);
+                (t, _mm512_cvttps_epi32(t))
+            } else {
+                let t = _mm512_cvtepu32_ps(x);
+                (t, _mm512_cvttps_epu32(t))
+            };
+            let t = _mm512_castps_si512(t);
+            let inexact = _mm512_cmpneq_epi32_mask(back, x);
+            _mm512_mask_or_epi32(t, inexact, t, _mm512_set1_epi32(1))
+        })
+    }
+}
+
+// -------------------------------------------------------- destinations
+
+impl VDst<Two> for F32Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // SAFETY: the caller's 128 bytes.
+        unsafe {
+            put512::<NT>(p, x[0]);
+            put512::<NT>(p.add(64), x[1]);
+        }
+    }
+}
+
+impl VDst<Two> for F64Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        for (k, v) in x.into_iter().enumerate() {
+            let lo = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_castsi512_si256(v)));
+            let hi = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64::<1>(v)));
+            // SAFETY: the caller's 256 bytes.
+            unsafe {
+                put512::<NT>(p.add(128 * k), _mm512_castpd_si512(lo));
+                put512::<NT>(p.add(128 * k + 64), _mm512_castpd_si512(hi));
+            }
+        }
+    }
+}
+
+impl VDst<Two> for F16Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        let h = |v: Z| _mm512_cvtps_ph::<RN>(_mm512_castsi512_ps(v));
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, join256(h(x[0]), h(x[1]))) }
+    }
+}
+
+impl VDst<Codes> for F16Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Codes, p: *mut u8) {
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, x) }
+    }
+}
+
+impl VDst<Two> for Bf16Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Nearest-even on the bits: x + 0x7FFF + (bit 16 of x); a NaN keeps
+        // its top payload bits, quiet.
+        let r = |x: Z| {
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
+            let up = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)), lsb);
+            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+            _mm512_mask_or_epi32(up, nan, x, _mm512_set1_epi32(0x0040_0000))
+        };
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, top_words(r(x[0]), r(x[1]))) }
+    }
+}
+
+impl VDst<Two> for Bf16Top {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, top_words(x[0], x[1])) }
+    }
+}
+
+/// float16 codes rounded to float8_e5m2 in place (`round16`).
+impl VDst<Codes> for E5m2Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Codes, p: *mut u8) {
+        // SAFETY: the caller's 32 bytes.
+        unsafe { put256::<NT>(p, _mm512_cvtepi16_epi8(round16(x, 0, E5M2))) }
+    }
+}
+
+impl<const FMT: u8, const FOLDED: bool> VDst<Two> for NarrowOut<FMT, FOLDED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        let f = narrow_format(FMT);
+        // Round to odd where a bit narrow16 drops is set (`narrow16`); a
+        // folded source did that itself.
+        let odd = if FOLDED {
+            0
+        } else {
+            let tested = _mm512_set1_epi32(((1u32 << (12 + 10 - f.fraction_bits)) - 1) as i32);
+            u32::from(_mm512_test_epi32_mask(x[0], tested))
+                | u32::from(_mm512_test_epi32_mask(x[1], tested)) << 16
+        };
+        let w = narrow16(x[0], x[1], odd, f);
+        // SAFETY: the caller's 32 (float4: 16) bytes.
+        unsafe {
+            if Self::BITS == 4 {
+                put128::<NT>(p, words_to_nibbles(w));
+            } else {
+                put256::<NT>(p, _mm512_cvtepi16_epi8(w));
+            }
+        }
+    }
+}
+
+impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Two> for IntOut<LO, HI, BITS> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Clamp in float32 (VMINPS returns its second operand, x, for a NaN,
+        // and VMAXPS then too), truncate (a NaN gives 0x8000_0000, whose low
+        // bits are 0, as SEMANTICS.md wants of a NaN), keep the low bits.
+        let int = |v: Z| {
+            let v = _mm512_min_ps(_mm512_set1_ps(HI as f32), _mm512_castsi512_ps(v));
+            _mm512_cvttps_epi32(_mm512_max_ps(_mm512_set1_ps(LO as f32), v))
+        };
+        let [a, b] = x.map(int);
+        // SAFETY: the caller's STEP * BITS / 8 bytes.
+        unsafe {
+            if BITS == 16 {
+                put512::<NT>(
+                    p,
+                    join256(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b)),
+                );
+            } else if BITS == 8 {
+                let v = _mm256_set_m128i(_mm512_cvtepi32_epi8(b), _mm512_cvtepi32_epi8(a));
+                put256::<NT>(p, v);
+            } else {
+                let w = join256(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b));
+                put128::<NT>(
+                    p,
+                    words_to_nibbles(_mm512_and_si512(w, _mm512_set1_epi16(15))),
+                );
+            }
+        }
+    }
+}
+
+impl VDst<Two> for BoolOut {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Any bit but the sign set.
+        let mag = _mm512_set1_epi32(0x7FFF_FFFF);
+        let t = u32::from(_mm512_test_epi32_mask(x[0], mag))
+            | u32::from(_mm512_test_epi32_mask(x[1], mag)) << 16;
+        // SAFETY: the caller's 32 bytes.
+        unsafe { put256::<NT>(p, _mm256_maskz_mov_epi8(t, _mm256_set1_epi8(1))) }
+    }
+}

@@ -1,0 +1,346 @@
+//! Kernels as a source decoder and a destination encoder that meet in
+//! lanes, 32 elements a step: the dtypes' markers (`F16In`, `NarrowOut`,
+//! ...), what each side is (`Side`), the two traits each level implements
+//! for its lanes (`VSrc`, `VDst`: `avx2.rs` in float32 lanes of 256-bit
+//! vectors, `avx512/steps.rs` in 512-bit ones, and both in float16 codes
+//! where float16 and the float8 formats meet), and the step loop they share.
+//!
+//! A marker names a conversion, not an instruction sequence: `F64Fold<40>`
+//! is "float64 with the sticky bit folded at bit 40, truncated to float32"
+//! at every level, so the levels' kernels for one pair compute the same
+//! thing, which the kernel tests hold to the scalar reference.
+
+use super::{prefetch_ahead, prefetch_from, Raw, FTZ, MXCSR_RN};
+
+/// Elements a step.
+pub(crate) const STEP: usize = 32;
+
+/// MXCSR bits on top of `MXCSR_RN` for round toward zero.
+pub(crate) const TOWARD_ZERO: u32 = 3 << 13;
+
+/// One side of a conversion: its dtype code, bits per element, and the
+/// MXCSR bits its conversions need on top of `MXCSR_RN` (`TOWARD_ZERO`,
+/// `FTZ`).
+pub trait Side {
+    const DT: i32;
+    const BITS: usize;
+    const ENV: u32 = 0;
+}
+
+/// A source in lanes `L`: `get` widens the `STEP` elements at `p` to
+/// float32 bits (float16 codes, for the code lanes), exactly, or rounded as
+/// the marker says (float64, the 32-bit integers).
+pub trait VSrc<L>: Side {
+    /// # Safety
+    /// `p` is readable for `STEP * BITS / 8` bytes; the CPU has the
+    /// features of the level `L` belongs to, and the MXCSR is `env::<S, D>`.
+    unsafe fn get(p: *const u8) -> L;
+}
+
+/// A destination in lanes `L`: `put` rounds `STEP` elements once into its
+/// elements at `p` (non-temporal stores when `NT`).
+pub trait VDst<L>: Side {
+    /// # Safety
+    /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
+    /// smaller of that and 64 when `NT`; CPU and MXCSR as `VSrc::get`.
+    unsafe fn put<const NT: bool>(x: L, p: *mut u8);
+}
+
+/// The lanes of one level: `raw` is the step loop over `S` and `D`
+/// compiled with that level's CPU features (`steps` in a
+/// `#[target_feature]` function).
+pub trait Lanes: Sized {
+    /// Steps a loop iteration: two where the level has registers for two
+    /// steps in flight (AVX-512's 32; measured 1.1-1.4x on the light pairs
+    /// in cache), else one (AVX2's 16: two steps of the heavier decoders
+    /// spill, 10-14% slower).
+    const UNROLL: usize;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw;
+}
+
+/// The MXCSR a kernel from `S` to `D` runs under.
+pub const fn env<S: Side, D: Side>() -> u32 {
+    MXCSR_RN | S::ENV | D::ENV
+}
+
+/// Converts `n` elements: whole steps in place, the last partial step
+/// through stack buffers (reading and writing only the caller's bytes).
+///
+/// # Safety
+/// As `super::call`'s kernels: `src` readable for ceil(n * S::BITS / 8)
+/// bytes, `dst` writable for ceil(n * D::BITS / 8) (64-byte aligned when
+/// `NT`), the CPU and MXCSR as `VSrc::get`.
+#[inline(always)]
+pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
+    let full = n / STEP;
+    let mut pf = prefetch_from(full * sb);
+    if L::UNROLL == 1 {
+        for k in 0..full {
+            prefetch_ahead(src, &mut pf, (k + 1) * sb);
+            // SAFETY: step k lies within the first n elements of both
+            // arrays, at a multiple of its width from the (aligned, when
+            // NT) start.
+            unsafe { D::put::<NT>(S::get(src.add(k * sb)), dst.add(k * db)) }
+        }
+    } else {
+        let whole = full / L::UNROLL * L::UNROLL;
+        for g in 0..full / L::UNROLL {
+            let k = g * L::UNROLL;
+            prefetch_ahead(src, &mut pf, (k + L::UNROLL) * sb);
+            for j in k..k + L::UNROLL {
+                // SAFETY: as above, for step j.
+                unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
+            }
+        }
+        for j in whole..full {
+            // SAFETY: as above.
+            unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
+        }
+    }
+    let rest = n - full * STEP;
+    if rest > 0 {
+        let mut sbuf = [0u8; STEP * 8];
+        let mut dbuf = [0u8; STEP * 8];
+        let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
+        // SAFETY: sl and dl bytes remain in the caller's arrays past the
+        // whole steps; the buffers hold a step of any width (float64's).
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.add(full * sb), sbuf.as_mut_ptr(), sl);
+            D::put::<false>(S::get(sbuf.as_ptr()), dbuf.as_mut_ptr());
+            std::ptr::copy_nonoverlapping(dbuf.as_ptr(), dst.add(full * db), dl);
+        }
+    }
+}
+
+macro_rules! side {
+    ($t:ty, $dt:expr, $bits:expr $(, $env:expr)?) => {
+        impl Side for $t {
+            const DT: i32 = $dt;
+            const BITS: usize = $bits;
+            $(const ENV: u32 = $env;)?
+        }
+    };
+}
+
+// ------------------------------------------------------------- sources
+
+pub struct F32In;
+side!(F32In, 1, 32);
+
+/// float16, widened exactly (a NaN made quiet, keeping its payload).
+pub struct F16In;
+side!(F16In, 2, 16);
+
+/// bfloat16 is float32's top half. `QUIET = false` leaves a signaling NaN
+/// signaling, for every destination but float32 (which would keep it so):
+/// they quiet a NaN themselves (VCVTPS2PH, VCVTPS2PD, the float8 rounding)
+/// or drop its bits (integers, bool).
+pub struct Bf16In<const QUIET: bool>;
+impl<const QUIET: bool> Side for Bf16In<QUIET> {
+    const DT: i32 = 3;
+    const BITS: usize = 16;
+}
+
+/// float8_e4m3fn: 0x7F and 0xFF are NaN (widened to the quiet NaN of the
+/// sign).
+pub struct E4m3In;
+side!(E4m3In, 4, 8);
+
+/// float8_e5m2 is float16's top byte (a NaN made quiet).
+pub struct E5m2In;
+side!(E5m2In, 5, 8);
+
+pub struct E2m1In;
+side!(E2m1In, 6, 4);
+
+pub struct I8In<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I8In<SIGNED> {
+    const DT: i32 = if SIGNED { 13 } else { 14 };
+    const BITS: usize = 8;
+}
+
+pub struct I4In<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I4In<SIGNED> {
+    const DT: i32 = if SIGNED { 15 } else { 16 };
+    const BITS: usize = 4;
+}
+
+pub struct I16In<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I16In<SIGNED> {
+    const DT: i32 = if SIGNED { 11 } else { 12 };
+    const BITS: usize = 16;
+}
+
+/// bool: any byte but 0 is true (1.0).
+pub struct BoolIn;
+side!(BoolIn, 19, 8);
+
+/// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
+pub struct F64Near;
+side!(F64Near, 0, 64);
+
+/// float64 rounded to odd: VCVTPD2PS under round-toward-zero, then the
+/// last bit set where that was inexact (the float32 widened back differs;
+/// never for a NaN, which an ordered compare leaves alone). Past float32's
+/// range that gives its largest finite value (odd), infinities stay, NaNs
+/// keep their top payload bits. Exact down to float32's least subnormal,
+/// for bool.
+///
+/// Why rounding to odd first and then to nearest-even in a format F of q
+/// significand bits gives the single rounding of x into F, when float32 has
+/// at least q + 2 bits at x's magnitude: every value of F and every midpoint
+/// between two neighbours of F is then an *even* multiple of float32's
+/// quantum there. Rounding to odd maps x to itself if it is on float32's
+/// grid, else to the odd grid point strictly between x's two grid
+/// neighbours, so x and its image lie on the same side of (or both on) every
+/// value and midpoint of F, and round alike. The precondition holds for
+/// every F used (q <= 11 < 24 - 2 in the normal range; F's subnormal quantum
+/// 2^-24 (float16) or 2^-133 (bfloat16) is at least 4 times float32's
+/// 2^-149; values below all of that round to 0 in F either way). Past
+/// float32's range rounding to odd gives float32's largest finite value
+/// (odd), which is past every F's overflow threshold, so it overflows alike.
+/// An integer destination truncates the odd float32 as it would x: below
+/// 2^24 the two are one number, above they saturate alike.
+pub struct F64Odd;
+side!(F64Odd, 0, 64, TOWARD_ZERO);
+
+/// float64 -> float32 bits that round into the destination as float64
+/// would, by integer work in place of `F64Odd`'s widening back and compare:
+/// where any bit of x below bit `B` is set, set bit `B`, then truncate
+/// (VCVTPD2PS under round-toward-zero). The bit stays in x's binade, and a
+/// NaN stays a NaN (its float32 payload's bit B - 29 maybe set, which no
+/// destination here keeps).
+///
+/// `B = 29`, for float16, float8, float4 and the integers: float32's last
+/// bit is float64's bit 29 wherever float32 is normal, so this is rounding
+/// to odd there (a truncation ending in 0 steps to its odd neighbour, one
+/// ending in 1 is it), and past float32's range it gives the largest finite
+/// value, as `F64Odd`. Below float32's normals (|x| < 2^-126) it only
+/// truncates, which is enough: every value and midpoint of these
+/// destinations lies far above, and all of that rounds to a zero of x's sign
+/// either way.
+///
+/// `B = 40`, for bfloat16 (whose subnormals reach 2^-133, so the above is
+/// not enough): bfloat16 rounds float32 bits at its round bit, float32 bit
+/// 15, with a sticky bit standing for bits 14..0. Where float32 is normal
+/// (or overflows) those are float64 bits 44 and 43..29, and bit 40, set
+/// where any bit below it is, survives the truncation at bit 29 inside
+/// the sticky range. For 2^-134 <= |x| < 2^-126 (exponent e from -134 to
+/// -127), float32's last bit (2^-149) is float64 bit -97 - e <= 37 and
+/// bfloat16's round bit (2^-134) is bit -82 - e >= 45: bit 40 again survives
+/// the truncation and stands below the round bit. Below 2^-134 both x and
+/// the result round to a zero of x's sign. (Any B from 37 to 43 would do;
+/// the kernel tests fail at 36 and at 44.) Bool still needs `F64Odd` (the
+/// least float64 is true).
+///
+/// `B = 40 + d` for a float8 or float4 destination (`narrow16`'s d: 10
+/// less its fraction bits): float32 bit 11 + d, where `narrow16` would fold
+/// the float32 of `B = 29` (the same bits below and the same sticky), so
+/// it need not (`NarrowOut<_, true>`).
+pub struct F64Fold<const B: u32>;
+impl<const B: u32> Side for F64Fold<B> {
+    const DT: i32 = 0;
+    const BITS: usize = 64;
+    const ENV: u32 = TOWARD_ZERO;
+}
+
+/// int32 and uint32 (`SIGNED`), rounded to nearest-even (VCVTDQ2PS): for
+/// float32 destinations.
+pub struct I32Near<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I32Near<SIGNED> {
+    const DT: i32 = if SIGNED { 9 } else { 10 };
+    const BITS: usize = 32;
+}
+
+/// int32 and uint32 rounded to odd (as `F64Odd`, whose comment says why):
+/// converted under round-toward-zero, the last bit set where converting
+/// back (truncating) gives another integer; for the destinations narrower
+/// than float32, the integers and bool.
+pub struct I32Odd<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I32Odd<SIGNED> {
+    const DT: i32 = if SIGNED { 9 } else { 10 };
+    const BITS: usize = 32;
+    const ENV: u32 = TOWARD_ZERO;
+}
+
+// -------------------------------------------------------- destinations
+
+pub struct F32Out;
+side!(F32Out, 1, 32);
+
+pub struct F64Out;
+side!(F64Out, 0, 64);
+
+pub struct F16Out;
+side!(F16Out, 2, 16);
+
+/// float32 -> bfloat16 on the integer bits (`lanes::enc_bf16`).
+pub struct Bf16Out;
+side!(Bf16Out, 3, 16);
+
+/// bfloat16 from float32 lanes that are bfloat16 values already, NaNs
+/// quiet (sources of at most 8 significant bits in bfloat16's range: the
+/// float8 and float4 formats, the 8- and 4-bit integers, bool), where
+/// `Bf16Out` would round nothing: the top halves.
+pub struct Bf16Top;
+side!(Bf16Top, 3, 16);
+
+/// A float8 or float4 (`FMT`: 0 float8_e4m3fn, 1 float8_e5m2, 2
+/// float4_e2m1fn), rounded once through float16 (`avx2::narrow16`, whose
+/// comment has the proof). `FOLDED`: for sources that fold the sticky bit
+/// themselves (`F64Fold<{40 + d}>`). Runs with FTZ: the product that
+/// scales float32 into float16's range falls below float32's normals only
+/// where the code rounds to a zero anyway, and FTZ spares such results a
+/// slow path.
+pub struct NarrowOut<const FMT: u8, const FOLDED: bool = false>;
+impl<const FMT: u8, const FOLDED: bool> Side for NarrowOut<FMT, FOLDED> {
+    const DT: i32 = 4 + FMT as i32;
+    const BITS: usize = narrow_format(FMT).bits() as usize;
+    const ENV: u32 = FTZ;
+}
+
+/// `NarrowOut`'s formats by number (a const generic cannot be a `Format`).
+pub const fn narrow_format(k: u8) -> crate::format::Format {
+    use crate::format::{E2M1FN, E4M3FN, E5M2};
+    match k {
+        0 => E4M3FN,
+        1 => E5M2,
+        _ => E2M1FN,
+    }
+}
+pub type E4m3Out = NarrowOut<0>;
+pub type E5m2Out = NarrowOut<1>;
+pub type E2m1Out = NarrowOut<2>;
+pub type E4m3Folded = NarrowOut<0, true>;
+pub type E5m2Folded = NarrowOut<1, true>;
+pub type E2m1Folded = NarrowOut<2, true>;
+
+/// Integers in [LO, HI] (at most 16 bits): truncated, saturated, NaN 0 (as
+/// `lanes::to_int`), in `BITS`-bit elements.
+pub struct IntOut<const LO: i32, const HI: i32, const BITS: usize>;
+impl<const LO: i32, const HI: i32, const BITS: usize> Side for IntOut<LO, HI, BITS> {
+    const DT: i32 = match (BITS, LO < 0) {
+        (16, true) => 11,
+        (16, false) => 12,
+        (8, true) => 13,
+        (8, false) => 14,
+        (_, true) => 15,
+        (_, false) => 16,
+    };
+    const BITS: usize = BITS;
+}
+pub type I16Out = IntOut<-32768, 32767, 16>;
+pub type U16Out = IntOut<0, 65535, 16>;
+pub type I8Out = IntOut<-128, 127, 8>;
+pub type U8Out = IntOut<0, 255, 8>;
+pub type I4Out = IntOut<-8, 7, 4>;
+pub type U4Out = IntOut<0, 15, 4>;
+
+/// bool: 1 for anything but ±0 (a NaN is true).
+pub struct BoolOut;
+side!(BoolOut, 19, 8);
