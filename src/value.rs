@@ -194,7 +194,7 @@ pub fn write_elem(dt: Dtype, raw: Raw, bytes: &mut [u8]) {
 /// The dtype whose code is `C`, as a constant (a build error for a bad code).
 // Only evaluated in `const` blocks: the panic cannot happen at run time.
 #[allow(clippy::panic)]
-const fn dtype_of<const C: usize>() -> Dtype {
+pub(crate) const fn dtype_of<const C: usize>() -> Dtype {
     match Dtype::from_code(C as i32) {
         Some(d) => d,
         None => panic!("no such dtype code"),

@@ -795,6 +795,37 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Four> for IntOut<LO, 
     }
 }
 
+impl<const SIGNED: bool> VDst<Four> for I32Out<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let two31 = _mm256_set1_ps(2147483648.0);
+        for (k, v) in x.into_iter().enumerate() {
+            let v = _mm256_castsi256_ps(v);
+            // VCVTTPS2DQ gives 0x8000_0000 past the range and for a NaN:
+            // right below it, flipped to 0x7FFF_FFFF above, cleared for a
+            // NaN. Unsigned: negatives and NaN to 0 first (VMAXPS returns
+            // its second operand, 0, for a NaN); from 2^31 less 2^31,
+            // with the top bit set after; from 2^32 every bit.
+            let t = if SIGNED {
+                let over = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(v, two31));
+                let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(v, v));
+                _mm256_andnot_si256(nan, _mm256_xor_si256(_mm256_cvttps_epi32(v), over))
+            } else {
+                let v = _mm256_max_ps(v, _mm256_setzero_ps());
+                let big = _mm256_cmp_ps::<_CMP_GE_OQ>(v, two31);
+                let sat = _mm256_cmp_ps::<_CMP_GE_OQ>(v, _mm256_set1_ps(4294967296.0));
+                let y = _mm256_sub_ps(v, _mm256_and_ps(big, two31));
+                let t = _mm256_cvttps_epi32(y);
+                let top = _mm256_and_si256(_mm256_castps_si256(big), splat(0x8000_0000));
+                _mm256_or_si256(_mm256_or_si256(t, top), _mm256_castps_si256(sat))
+            };
+            // SAFETY: the caller's 128 bytes.
+            unsafe { put256::<NT>(p.add(32 * k), t) }
+        }
+    }
+}
+
 impl VDst<Four> for BoolOut {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]

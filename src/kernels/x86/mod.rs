@@ -242,6 +242,8 @@ macro_rules! lane_pairs {
                 [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
                  U4Out, BoolOut];
             [I32Near<true>, I32Near<false>] => [F32Out];
+            // Sources whose values float32 holds exactly.
+            [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In] => [I32Out<true>, I32Out<false>];
         );
         pairs!($t, k_lanes<$f16>, Side;
             [F16In] => [E5m2Out];

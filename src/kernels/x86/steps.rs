@@ -341,6 +341,15 @@ pub type U8Out = IntOut<0, 255, 8>;
 pub type I4Out = IntOut<-8, 7, 4>;
 pub type U4Out = IntOut<0, 15, 4>;
 
+/// int32 and uint32 (`SIGNED`) from float32 lanes that hold the source's
+/// values exactly (so not from float64 or the 32-bit integers): truncated,
+/// saturated, NaN 0 (SEMANTICS.md).
+pub struct I32Out<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I32Out<SIGNED> {
+    const DT: i32 = if SIGNED { 9 } else { 10 };
+    const BITS: usize = 32;
+}
+
 /// bool: 1 for anything but ±0 (a NaN is true).
 pub struct BoolOut;
 side!(BoolOut, 19, 8);
