@@ -36,16 +36,20 @@ static uint64_t next(void) {
 }
 
 /* Source elements: random bits, or a store of a value near 1 (a sum of
- * uniforms, roughly normal) for floats and of an in-range integer for the
- * integer dtypes, through the library's own store. */
+ * uniforms, roughly normal) for floats (both parts of a complex) and of an
+ * in-range integer for the integer dtypes, through the library's own
+ * store. */
 static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
   int32_t width = nx_dtype_bits(dt);
   size_t bytes = (size_t)((n * width + 7) / 8);
   for (size_t i = 0; i < bytes; i++) p[i] = (unsigned char)next();
   if (bits_only || width < 8) return; /* sub-byte: every pattern is in range */
   int32_t kind = nx_dtype_kind(dt);
-  size_t w = (size_t)width / 8;
-  for (int64_t i = 0; i < n; i++) {
+  /* A complex element is two floats of its part's format. */
+  int32_t part = dt == NX_COMPLEX128 ? NX_FLOAT64 : dt == NX_COMPLEX64 ? NX_FLOAT32 : dt;
+  size_t w = (size_t)nx_dtype_bits(part) / 8;
+  int64_t parts = kind == NX_KIND_COMPLEX ? 2 * n : n;
+  for (int64_t i = 0; i < parts; i++) {
     double x;
     if (kind == NX_KIND_FLOAT || kind == NX_KIND_COMPLEX) {
       x = 0;
@@ -55,43 +59,40 @@ static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
       x = (double)(int64_t)(next() % 200) - (kind == NX_KIND_UNSIGNED ? 0 : 100);
     }
     unsigned char tmp[16];
-    if (nx_store_f64(dt, x, tmp) == NX_OK) memcpy(p + (size_t)i * w, tmp, w);
+    if (nx_store_f64(part, x, tmp) == NX_OK) memcpy(p + (size_t)i * w, tmp, w);
   }
 }
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
   int bits_only = argc > 2 && strcmp(argv[2], "bits") == 0;
-  static const int32_t dts[] = {NX_FLOAT64, NX_FLOAT32, NX_FLOAT16, NX_BFLOAT16, NX_FLOAT8_E4M3FN,
-                                NX_FLOAT8_E5M2, NX_FLOAT4_E2M1FN, NX_INT32, NX_UINT32, NX_INT16,
-                                NX_UINT16, NX_INT8, NX_UINT8, NX_INT4, NX_UINT4, NX_BOOL};
-  const int count = (int)(sizeof dts / sizeof dts[0]);
+  const int count = NX_DTYPE_COUNT;
   /* 64-byte aligned plus 16, as numpy's arrays sit. */
-  unsigned char *src = aligned_alloc(64, (size_t)n * 8 + 128);
-  unsigned char *dst = aligned_alloc(64, (size_t)n * 8 + 128);
+  unsigned char *src = aligned_alloc(64, (size_t)n * 16 + 128);
+  unsigned char *dst = aligned_alloc(64, (size_t)n * 16 + 128);
   if (!src || !dst || n <= 0) return 1;
   src += 16;
   dst += 16;
   printf("# level %s, %lld elements, %s\n", nx_kernel_isa(), (long long)n,
          bits_only ? "random bits" : "normal values");
   for (int a = 0; a < count; a++) {
-    fill(dts[a], src, n, bits_only);
+    fill(a, src, n, bits_only);
     for (int b = 0; b < count; b++) {
       if (a == b) continue;
       double best = 1e30;
       /* About 2 ms a batch, best of 7 batches. */
       double t0 = now();
-      if (nx_convert(dts[a], src, dts[b], dst, n) != NX_OK) return 2;
+      if (nx_convert(a, src, b, dst, n) != NX_OK) return 2;
       double one = now() - t0;
       long reps = (long)(2e-3 / (one > 1e-7 ? one : 1e-7));
       if (reps < 1) reps = 1;
       for (int k = 0; k < 7; k++) {
         t0 = now();
-        for (long r = 0; r < reps; r++) nx_convert(dts[a], src, dts[b], dst, n);
+        for (long r = 0; r < reps; r++) nx_convert(a, src, b, dst, n);
         double t = (now() - t0) / (double)reps;
         if (t < best) best = t;
       }
-      printf("%d %d %.3f\n", dts[a], dts[b], (double)n / best * 1e-9);
+      printf("%d %d %.3f\n", a, b, (double)n / best * 1e-9);
     }
   }
   return 0;

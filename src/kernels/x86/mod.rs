@@ -186,6 +186,18 @@ fn k_lanes<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     }
 }
 
+/// A complex pair as its parts' pair: `k_lanes` on twice the elements (a
+/// complex element is its two parts, real first; `n` is at most a sixteenth
+/// of the address space, so `2 n` cannot overflow).
+fn parts<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    store: Store,
+) {
+    k_lanes::<L, S, D>(src, dst, 2 * n, store)
+}
+
 /// Order the non-temporal stores before the call returns.
 pub fn stream_end() {
     // SAFETY: sfence has no preconditions (SSE, in the x86-64 baseline).
@@ -218,6 +230,7 @@ macro_rules! pairs {
 /// lanes are `$f32` and float16 codes `$f16`: one list for both levels.
 macro_rules! lane_pairs {
     ($t:ident, $f32:ty, $f16:ty) => {{
+        use crate::ffi::{NX_COMPLEX128, NX_COMPLEX64};
         use steps::*;
         pairs!($t, k_lanes<$f32>, Side;
             [F32In, F16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
@@ -249,6 +262,15 @@ macro_rules! lane_pairs {
             [F16In] => [E5m2Out];
             [E5m2In, E4m3In] => [F16Out];
         );
+        // complex64 <-> complex128: float32 <-> float64 on the parts.
+        for (s, d, k) in [
+            (NX_COMPLEX128, NX_COMPLEX64, parts::<$f32, F64Near, F32Out> as SimdKernel),
+            (NX_COMPLEX64, NX_COMPLEX128, parts::<$f32, F32In, F64Out>),
+        ] {
+            if let Some(cell) = $t.get_mut(s as usize).and_then(|row| row.get_mut(d as usize)) {
+                *cell = Some(k);
+            }
+        }
     }};
 }
 

@@ -18,6 +18,7 @@ use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
 use std::arch::x86_64::*;
 
 pub mod steps;
+mod wide;
 pub use steps::{Codes, Two};
 
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -303,6 +304,20 @@ mod full {
         _mm512_storeu_si512
     );
     store!(_mm_mask_storeu_epi8, i8, u16, __m128i, _mm_storeu_si128);
+    store!(
+        _mm512_mask_storeu_epi64,
+        i64,
+        u8,
+        __m512i,
+        _mm512_storeu_si512
+    );
+    load!(
+        _mm512_maskz_loadu_epi64,
+        u8,
+        i64,
+        __m512i,
+        _mm512_loadu_si512
+    );
     load!(
         _mm256_maskz_loadu_epi16,
         u16,
@@ -326,7 +341,7 @@ mod full {
 /// result: a group holding one (rare) takes the integer rounding instead.
 ///
 /// # Safety
-/// As `super::call`'s kernels. on a CPU with AVX512-BF16.
+/// As `super::call`'s kernels, on a CPU with AVX512-BF16.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
 pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     let half = |x| {
@@ -530,12 +545,34 @@ entry!(z_f32_to_e4m3, to_narrow[E4m3], 32, 8);
 entry!(z_f32_to_e5m2, to_narrow[E5m2], 32, 8);
 entry!(z_f32_to_e2m1, to_narrow[E2m1], 32, 4);
 entry!(z_f32_to_bf16_ne, f32_to_bf16_ne, 32, 16);
+entry!(z_f64_to_i64, wide::f64_to_i64, 64, 64);
+entry!(z_f64_to_u64, wide::f64_to_u64, 64, 64);
+entry!(z_f64_to_i32, wide::f64_to_i32, 64, 32);
+entry!(z_f64_to_u32, wide::f64_to_u32, 64, 32);
+entry!(z_f32_to_i64, wide::f32_to_i64, 32, 64);
+entry!(z_f32_to_u64, wide::f32_to_u64, 32, 64);
+entry!(z_i64_to_f64, wide::i64_to_f64, 64, 64);
+entry!(z_u64_to_f64, wide::u64_to_f64, 64, 64);
+entry!(z_i64_to_f32, wide::i64_to_f32, 64, 32);
+entry!(z_u64_to_f32, wide::u64_to_f32, 64, 32);
+entry!(z_i32_to_f64, wide::i32_to_f64, 32, 64);
+entry!(z_u32_to_f64, wide::u32_to_f64, 32, 64);
+entry!(z_i64_to_i32, wide::i64_to_i32, 64, 32);
+entry!(z_i64_to_u32, wide::i64_to_u32, 64, 32);
+entry!(z_u64_to_i32, wide::u64_to_i32, 64, 32);
+entry!(z_u64_to_u32, wide::u64_to_u32, 64, 32);
+entry!(z_i64_to_u64, wide::i64_to_u64, 64, 64);
+entry!(z_u64_to_i64, wide::u64_to_i64, 64, 64);
+entry!(z_i32_to_i64, wide::i32_to_i64, 32, 64);
+entry!(z_i32_to_u64, wide::i32_to_u64, 32, 64);
+entry!(z_u32_to_64, wide::u32_to_i64, 32, 64);
 
-/// Put the whole kernels in the AVX-512 level's table, over the kernels
-/// that meet in lanes, where they are faster (in cache, measured with
-/// `make bench-levels`: 6-8% for float32 -> float8/float4, whose two
-/// groups a step pack with one VPACKUSWB; 9-12% for float32 -> bfloat16
-/// with VCVTNEPS2BF16, on CPUs with AVX512-BF16).
+/// Put the whole kernels in the AVX-512 level's table: among the wide
+/// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
+/// are faster (in cache, measured with `make bench-levels`: 6-8% for
+/// float32 -> float8/float4, whose two groups a step pack with one
+/// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
+/// with AVX512-BF16).
 pub fn patch(t: &mut super::Table) {
     use crate::ffi::*;
     let mut set = |s: i32, d: i32, k: crate::kernels::SimdKernel| {
@@ -549,4 +586,26 @@ pub fn patch(t: &mut super::Table) {
     if is_x86_feature_detected!("avx512bf16") {
         set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16_ne);
     }
+    set(NX_FLOAT64, NX_INT64, z_f64_to_i64);
+    set(NX_FLOAT64, NX_UINT64, z_f64_to_u64);
+    set(NX_FLOAT64, NX_INT32, z_f64_to_i32);
+    set(NX_FLOAT64, NX_UINT32, z_f64_to_u32);
+    set(NX_FLOAT32, NX_INT64, z_f32_to_i64);
+    set(NX_FLOAT32, NX_UINT64, z_f32_to_u64);
+    set(NX_INT64, NX_FLOAT64, z_i64_to_f64);
+    set(NX_UINT64, NX_FLOAT64, z_u64_to_f64);
+    set(NX_INT64, NX_FLOAT32, z_i64_to_f32);
+    set(NX_UINT64, NX_FLOAT32, z_u64_to_f32);
+    set(NX_INT32, NX_FLOAT64, z_i32_to_f64);
+    set(NX_UINT32, NX_FLOAT64, z_u32_to_f64);
+    set(NX_INT64, NX_INT32, z_i64_to_i32);
+    set(NX_INT64, NX_UINT32, z_i64_to_u32);
+    set(NX_UINT64, NX_INT32, z_u64_to_i32);
+    set(NX_UINT64, NX_UINT32, z_u64_to_u32);
+    set(NX_INT64, NX_UINT64, z_i64_to_u64);
+    set(NX_UINT64, NX_INT64, z_u64_to_i64);
+    set(NX_INT32, NX_INT64, z_i32_to_i64);
+    set(NX_INT32, NX_UINT64, z_i32_to_u64);
+    set(NX_UINT32, NX_INT64, z_u32_to_64);
+    set(NX_UINT32, NX_UINT64, z_u32_to_64);
 }

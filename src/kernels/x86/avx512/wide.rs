@@ -1,0 +1,195 @@
+//! Whole kernels among the wide dtypes (float64, float32, int64, uint64,
+//! int32, uint32), which float32 lanes cannot carry: each a map of 16
+//! lanes with AVX-512 DQ's conversions between 64-bit integers and floats,
+//! under the kernel's MXCSR (round to nearest-even, exceptions masked), so
+//! an int -> float rounds once, as SEMANTICS.md asks. Float -> int
+//! truncates (the T forms), then saturates: the conversions give the
+//! "integer indefinite" (signed: the least value; unsigned: every bit) past
+//! the range and for a NaN, which is right below the range (signed) or
+//! above it (unsigned, once negatives and NaN are 0: VMAXPD returns its
+//! second operand, 0, for a NaN), and is fixed up elsewhere. Int -> int
+//! saturates (VPMOVS*, VPMOVUS*, or a clamp first).
+
+use super::full;
+use super::{map16, put512, Lanes16};
+use std::arch::x86_64::*;
+
+type Z = __m512i;
+
+/// 16 lanes of 64 bits.
+#[derive(Clone, Copy)]
+pub struct Q16([Z; 2]);
+
+impl Lanes16 for Q16 {
+    const W: usize = 8;
+    #[inline(always)]
+    unsafe fn load(m: u16, p: *const u8) -> Self {
+        // SAFETY: forwarded; the masks split the 16 lanes 8 and 8.
+        unsafe {
+            Q16([
+                full::_mm512_maskz_loadu_epi64(m as u8, p.cast()),
+                full::_mm512_maskz_loadu_epi64((m >> 8) as u8, p.wrapping_add(64).cast()),
+            ])
+        }
+    }
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(self, p: *mut u8) {
+        // SAFETY: forwarded: 128 bytes, 64-byte aligned halves when NT.
+        unsafe {
+            put512::<NT>(p, self.0[0]);
+            put512::<NT>(p.add(64), self.0[1]);
+        }
+    }
+    #[inline(always)]
+    unsafe fn put_masked(self, m: u16, p: *mut u8) {
+        // SAFETY: forwarded, as `load`.
+        unsafe {
+            full::_mm512_mask_storeu_epi64(p.cast(), m as u8, self.0[0]);
+            full::_mm512_mask_storeu_epi64(p.wrapping_add(64).cast(), (m >> 8) as u8, self.0[1]);
+        }
+    }
+}
+
+/// Eight int32 (the low or high half of 16) as a 256-bit vector.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn half(x: Z, k: usize) -> __m256i {
+    if k == 0 {
+        _mm512_castsi512_si256(x)
+    } else {
+        _mm512_extracti64x4_epi64::<1>(x)
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn join(lo: __m256i, hi: __m256i) -> Z {
+    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn pd(x: Z) -> __m512d {
+    _mm512_castsi512_pd(x)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn ps(x: __m256i) -> __m256 {
+    _mm256_castsi256_ps(x)
+}
+
+/// A float64 truncated to int32 (`SIGNED`) or uint32, saturated, NaN 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn f64_i32<const SIGNED: bool>(x: __m512d) -> __m256i {
+    if SIGNED {
+        let t = _mm512_cvttpd_epi32(x);
+        let over = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, _mm512_set1_pd(2147483648.0));
+        let t = _mm256_mask_mov_epi32(t, over, _mm256_set1_epi32(i32::MAX));
+        _mm256_mask_mov_epi32(
+            t,
+            _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
+            _mm256_setzero_si256(),
+        )
+    } else {
+        _mm512_cvttpd_epu32(_mm512_max_pd(x, _mm512_setzero_pd()))
+    }
+}
+
+/// A float64 truncated to int64 (`SIGNED`) or uint64, saturated, NaN 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn f64_i64<const SIGNED: bool>(x: __m512d) -> Z {
+    if SIGNED {
+        let t = _mm512_cvttpd_epi64(x);
+        let over = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, _mm512_set1_pd(9223372036854775808.0));
+        let t = _mm512_mask_mov_epi64(t, over, _mm512_set1_epi64(i64::MAX));
+        _mm512_mask_mov_epi64(
+            t,
+            _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
+            _mm512_setzero_si512(),
+        )
+    } else {
+        _mm512_cvttpd_epu64(_mm512_max_pd(x, _mm512_setzero_pd()))
+    }
+}
+
+/// A float32 truncated to int64 (`SIGNED`) or uint64, saturated, NaN 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn f32_i64<const SIGNED: bool>(x: __m256) -> Z {
+    if SIGNED {
+        let t = _mm512_cvttps_epi64(x);
+        let over = _mm256_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm256_set1_ps(9223372036854775808.0));
+        let t = _mm512_mask_mov_epi64(t, over, _mm512_set1_epi64(i64::MAX));
+        _mm512_mask_mov_epi64(
+            t,
+            _mm256_cmp_ps_mask::<_CMP_UNORD_Q>(x, x),
+            _mm512_setzero_si512(),
+        )
+    } else {
+        _mm512_cvttps_epu64(_mm256_max_ps(x, _mm256_setzero_ps()))
+    }
+}
+
+/// One kernel: 16 lanes of `$i` to 16 of `$o` by `$f`.
+macro_rules! wide {
+    ($(#[$doc:meta])* $name:ident, $i:ty => $o:ty, $f:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As `super::super::call`'s kernels.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+        pub unsafe fn $name<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+            // SAFETY: forwarded.
+            unsafe { map16::<$i, $o, 2, NT>(src, dst, n, $f) }
+        }
+    };
+}
+
+// float64 -> integers.
+wide!(f64_to_i64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| f64_i64::<true>(pd(v)))));
+wide!(f64_to_u64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| f64_i64::<false>(pd(v)))));
+wide!(f64_to_i32, Q16 => Z, |x: Q16| join(f64_i32::<true>(pd(x.0[0])), f64_i32::<true>(pd(x.0[1]))));
+wide!(f64_to_u32, Q16 => Z, |x: Q16| join(
+    f64_i32::<false>(pd(x.0[0])),
+    f64_i32::<false>(pd(x.0[1]))
+));
+// float32 -> 64-bit integers.
+wide!(f32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| f32_i64::<true>(ps(half(x, k))))));
+wide!(f32_to_u64, Z => Q16, |x: Z| Q16([0, 1].map(|k| f32_i64::<false>(ps(half(x, k))))));
+// 64-bit integers -> floats, rounded once.
+wide!(i64_to_f64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepi64_pd(v)))));
+wide!(u64_to_f64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepu64_pd(v)))));
+wide!(i64_to_f32, Q16 => Z, |x: Q16| {
+    let [a, b] = x.0.map(|v| _mm256_castps_si256(_mm512_cvtepi64_ps(v)));
+    join(a, b)
+});
+wide!(u64_to_f32, Q16 => Z, |x: Q16| {
+    let [a, b] = x.0.map(|v| _mm256_castps_si256(_mm512_cvtepu64_ps(v)));
+    join(a, b)
+});
+// 32-bit integers -> float64, exactly.
+wide!(i32_to_f64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepi32_pd(half(x, k))))));
+wide!(u32_to_f64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepu32_pd(half(x, k))))));
+// Integers among themselves, saturated.
+wide!(i64_to_i32, Q16 => Z, |x: Q16| join(_mm512_cvtsepi64_epi32(x.0[0]), _mm512_cvtsepi64_epi32(x.0[1])));
+wide!(i64_to_u32, Q16 => Z, |x: Q16| {
+    let [a, b] = x.0.map(|v| _mm512_cvtusepi64_epi32(_mm512_max_epi64(v, _mm512_setzero_si512())));
+    join(a, b)
+});
+wide!(u64_to_i32, Q16 => Z, |x: Q16| {
+    let max = _mm512_set1_epi64(i64::from(i32::MAX));
+    let [a, b] = x.0.map(|v| _mm512_cvtepi64_epi32(_mm512_min_epu64(v, max)));
+    join(a, b)
+});
+wide!(u64_to_u32, Q16 => Z, |x: Q16| join(_mm512_cvtusepi64_epi32(x.0[0]), _mm512_cvtusepi64_epi32(x.0[1])));
+wide!(i64_to_u64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_max_epi64(v, _mm512_setzero_si512()))));
+wide!(u64_to_i64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_min_epu64(v, _mm512_set1_epi64(i64::MAX)))));
+wide!(i32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepi32_epi64(half(x, k)))));
+wide!(i32_to_u64, Z => Q16, |x: Z| {
+    let x = _mm512_max_epi32(x, _mm512_setzero_si512());
+    Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k))))
+});
+wide!(u32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k)))));
