@@ -26,13 +26,16 @@ for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
 COPIES = (libc.memcpy, floor_lib.nx_bench_copy, floor_lib.nx_bench_copy_prefetch, floor_lib.nx_bench_copy_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
-        "float4_e2m1fn": 6, "int8": 13, "uint8": 14, "int4": 15, "uint4": 16}
+        "float4_e2m1fn": 6, "int64": 7, "uint64": 8, "int32": 9, "uint32": 10, "int8": 13, "uint8": 14, "int4": 15,
+        "uint4": 16, "complex128": 17, "complex64": 18, "bool": 19}
 NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
       "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
       "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "int8": np.int8, "uint8": np.uint8, "int4": ml_dtypes.int4,
-      "uint4": ml_dtypes.uint4}
+      "uint4": ml_dtypes.uint4, "int64": np.int64, "uint64": np.uint64, "int32": np.int32, "uint32": np.uint32,
+      "complex128": np.complex128, "complex64": np.complex64, "bool": np.bool_}
 BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8,
-        "float4_e2m1fn": 4, "int8": 8, "uint8": 8, "int4": 4, "uint4": 4}
+        "float4_e2m1fn": 4, "int64": 64, "uint64": 64, "int32": 32, "uint32": 32, "int8": 8, "uint8": 8, "int4": 4,
+        "uint4": 4, "complex128": 128, "complex64": 64, "bool": 8}
 PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),
          ("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"), ("float32", "float8_e5m2"),
          ("float8_e5m2", "float32"), ("float32", "float4_e2m1fn"), ("float4_e2m1fn", "float32"),
@@ -44,6 +47,11 @@ PAIRS += [("float64", "float8_e5m2")]
 PAIRS += [(a, b) for h in ("float16", "bfloat16") for f in ("float8_e4m3fn", "float8_e5m2") for a, b in ((h, f), (f, h))]
 PAIRS += [(a, b) for i in ("int8", "uint8", "int4", "uint4") for f in ("float32", "float16", "bfloat16")
           for a, b in ((i, f), (f, i)) if (i, f) != ("int8", "float32")]
+# Beyond the list: pairs numpy users move, numpy's own dtypes (so numpy is the comparison).
+PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "float64"),
+          ("float64", "int32"), ("int32", "float64"), ("int64", "int32"), ("uint8", "int32"),
+          ("complex64", "complex128"), ("complex128", "complex64"), ("float32", "complex64"),
+          ("float64", "bool"), ("bool", "float32")]
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 
 
@@ -66,12 +74,17 @@ def best_time(fn, nbytes):
 
 def make_source(name, n, rng):
     x = rng.standard_normal(n).astype(np.float32)
-    if name in ("int8", "uint8", "int4", "uint4"):
+    if name in ("int8", "uint8", "int4", "uint4", "int32", "uint32", "int64", "uint64"):
         bits = BITS[name]
         lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if name.startswith("int") else (0, 1 << bits)
-        return rng.integers(lo, hi, n).astype(NP[name])
-    if name == "float64":
-        return rng.standard_normal(n)
+        return rng.integers(lo, hi, n, dtype=np.int64 if bits < 64 else NP[name]).astype(NP[name])
+    if name == "bool":
+        return rng.integers(0, 2, n).astype(np.bool_)
+    if name in ("float64", "complex128", "complex64"):
+        y = rng.standard_normal(n)
+        if name.startswith("complex"):
+            y = y + 1j * rng.standard_normal(n)
+        return y.astype(NP[name])
     return x.astype(NP[name])
 
 
@@ -125,7 +138,8 @@ def main(out_path):
             t_read = min(best_time(lambda: f(*rargs), size)
                          for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch))
             theirs = np.empty(n, NP[d])
-            numpy_own = ("float64", "float32", "float16", "int8", "uint8")
+            numpy_own = ("float64", "float32", "float16", "int8", "uint8", "int32", "int64", "complex64",
+                         "complex128", "bool")
             other = "numpy" if s in numpy_own and d in numpy_own else "ml_dtypes"
             t_them = best_time(lambda: np.copyto(theirs, src, casting="unsafe"), size)
             del theirs

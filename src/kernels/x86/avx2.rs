@@ -493,6 +493,42 @@ impl<const SIGNED: bool> VSrc<Four> for I32Odd<SIGNED> {
     }
 }
 
+/// The real parts of 8 complex64 at `p` (64 bytes), in order, as `f` maps
+/// each complex64 (its two parts in one quadword).
+///
+/// # Safety
+/// `p` is readable for 64 bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn evens(p: *const u8, f: impl Fn(V) -> V) -> V {
+    // SAFETY: the caller's 64 bytes.
+    let [a, b] = [0, 32].map(|k| f(unsafe { _mm256_loadu_si256(p.add(k).cast()) }));
+    // Dwords 0 and 2 of each 128-bit lane of a, then of b: quadwords in the
+    // order 0 2 1 3 of the result.
+    let e = _mm256_shuffle_ps::<0b10_00_10_00>(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(e))
+}
+
+impl VSrc<Four> for C64In {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 256 bytes.
+        std::array::from_fn(|k| quiet32(unsafe { evens(p.add(64 * k), |v| v) }))
+    }
+}
+
+impl VSrc<Four> for C64Any {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // Each quadword's low dword or'ed with its high one.
+        let any = |v: V| _mm256_or_si256(v, _mm256_srli_epi64::<32>(v));
+        // SAFETY: the caller's 256 bytes.
+        std::array::from_fn(|k| unsafe { evens(p.add(64 * k), any) })
+    }
+}
+
 // -------------------------------------------------------- destinations
 
 impl VDst<Four> for F32Out {
@@ -822,6 +858,26 @@ impl<const SIGNED: bool> VDst<Four> for I32Out<SIGNED> {
             };
             // SAFETY: the caller's 128 bytes.
             unsafe { put256::<NT>(p.add(32 * k), t) }
+        }
+    }
+}
+
+impl VDst<Four> for C64Out {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let z = _mm256_setzero_ps();
+        for (k, v) in x.into_iter().enumerate() {
+            let v = _mm256_castsi256_ps(quiet32(v));
+            // (v0 0 v1 0 | v4 0 v5 0) and (v2 0 v3 0 | v6 0 v7 0).
+            let (lo, hi) = (_mm256_unpacklo_ps(v, z), _mm256_unpackhi_ps(v, z));
+            let a = _mm256_permute2f128_ps::<0x20>(lo, hi);
+            let b = _mm256_permute2f128_ps::<0x31>(lo, hi);
+            // SAFETY: the caller's 256 bytes.
+            unsafe {
+                put256::<NT>(p.add(64 * k), _mm256_castps_si256(a));
+                put256::<NT>(p.add(64 * k + 32), _mm256_castps_si256(b));
+            }
         }
     }
 }

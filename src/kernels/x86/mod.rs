@@ -257,6 +257,14 @@ macro_rules! lane_pairs {
             [I32Near<true>, I32Near<false>] => [F32Out];
             // Sources whose values float32 holds exactly.
             [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In] => [I32Out<true>, I32Out<false>];
+            [C64In] =>
+                [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I32Out<true>,
+                 I32Out<false>, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
+            [C64Any] => [BoolOut];
+            // Sources whose lanes are their float32 results.
+            [F32In, F16In, Bf16In<true>, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>,
+             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, F64Near, I32Near<true>,
+             I32Near<false>] => [C64Out];
         );
         pairs!($t, k_lanes<$f16>, Side;
             [F16In] => [E5m2Out];
@@ -281,6 +289,17 @@ fn build(isa: Isa) -> Table {
         // are faster (`avx512::patch`).
         Isa::Avx512 => {
             lane_pairs!(t, avx512::Two, avx512::Codes);
+            // The 64-bit integers, which only AVX-512 DQ converts.
+            {
+                use steps::*;
+                pairs!(t, k_lanes<avx512::Two>, Side;
+                    [I64Odd<true>, I64Odd<false>] =>
+                        [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out,
+                         I4Out, U4Out, BoolOut];
+                    [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, C64In] =>
+                        [I64Out<true>, I64Out<false>];
+                );
+            }
             avx512::patch(&mut t);
         }
         Isa::Avx2 => {

@@ -268,6 +268,25 @@ impl<const SIGNED: bool> Side for I32Odd<SIGNED> {
     const ENV: u32 = TOWARD_ZERO;
 }
 
+/// int64 and uint64 rounded to odd in float32 (as `I32Odd`; AVX-512 only).
+pub struct I64Odd<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I64Odd<SIGNED> {
+    const DT: i32 = if SIGNED { 7 } else { 8 };
+    const BITS: usize = 64;
+    const ENV: u32 = TOWARD_ZERO;
+}
+
+/// complex64's real parts (exact): what a complex64 converts to, but for
+/// the complex destinations and bool (SEMANTICS.md: the imaginary part is
+/// dropped).
+pub struct C64In;
+side!(C64In, 18, 64);
+
+/// complex64 for bool: lanes whose magnitude bits are the two parts'
+/// magnitude bits or'ed, nonzero where either part is (a NaN is nonzero).
+pub struct C64Any;
+side!(C64Any, 18, 64);
+
 // -------------------------------------------------------- destinations
 
 pub struct F32Out;
@@ -349,6 +368,19 @@ impl<const SIGNED: bool> Side for I32Out<SIGNED> {
     const DT: i32 = if SIGNED { 9 } else { 10 };
     const BITS: usize = 32;
 }
+
+/// int64 and uint64 from float32 lanes that hold the source's values
+/// exactly (as `I32Out`; AVX-512 only).
+pub struct I64Out<const SIGNED: bool>;
+impl<const SIGNED: bool> Side for I64Out<SIGNED> {
+    const DT: i32 = if SIGNED { 7 } else { 8 };
+    const BITS: usize = 64;
+}
+
+/// complex64 from float32 lanes that are the float32 results already (the
+/// float32 destination's sources), imaginary parts +0.
+pub struct C64Out;
+side!(C64Out, 18, 64);
 
 /// bool: 1 for anything but ±0 (a NaN is true).
 pub struct BoolOut;

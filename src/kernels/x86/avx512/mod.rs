@@ -549,8 +549,6 @@ entry!(z_f64_to_i64, wide::f64_to_i64, 64, 64);
 entry!(z_f64_to_u64, wide::f64_to_u64, 64, 64);
 entry!(z_f64_to_i32, wide::f64_to_i32, 64, 32);
 entry!(z_f64_to_u32, wide::f64_to_u32, 64, 32);
-entry!(z_f32_to_i64, wide::f32_to_i64, 32, 64);
-entry!(z_f32_to_u64, wide::f32_to_u64, 32, 64);
 entry!(z_i64_to_f64, wide::i64_to_f64, 64, 64);
 entry!(z_u64_to_f64, wide::u64_to_f64, 64, 64);
 entry!(z_i64_to_f32, wide::i64_to_f32, 64, 32);
@@ -590,8 +588,6 @@ pub fn patch(t: &mut super::Table) {
     set(NX_FLOAT64, NX_UINT64, z_f64_to_u64);
     set(NX_FLOAT64, NX_INT32, z_f64_to_i32);
     set(NX_FLOAT64, NX_UINT32, z_f64_to_u32);
-    set(NX_FLOAT32, NX_INT64, z_f32_to_i64);
-    set(NX_FLOAT32, NX_UINT64, z_f32_to_u64);
     set(NX_INT64, NX_FLOAT64, z_i64_to_f64);
     set(NX_UINT64, NX_FLOAT64, z_u64_to_f64);
     set(NX_INT64, NX_FLOAT32, z_i64_to_f32);

@@ -471,6 +471,71 @@ impl<const SIGNED: bool> VSrc<Two> for I32Odd<SIGNED> {
     }
 }
 
+impl<const SIGNED: bool> VSrc<Two> for I64Odd<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        let y = |k: usize| {
+            // SAFETY: the caller's 256 bytes.
+            let x = unsafe { f64x8(p, k) };
+            let (t, back) = if SIGNED {
+                let t = _mm512_cvtepi64_ps(x);
+                (t, _mm512_cvttps_epi64(t))
+            } else {
+                let t = _mm512_cvtepu64_ps(x);
+                (t, _mm512_cvttps_epu64(t))
+            };
+            let t = _mm256_castps_si256(t);
+            let inexact = _mm512_cmpneq_epi64_mask(back, x);
+            _mm256_castsi256_ps(_mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1)))
+        };
+        [join(y(0), y(1)), join(y(2), y(3))]
+    }
+}
+
+/// The real parts of 16 complex64 at `p` (128 bytes), as `f` maps each
+/// complex64 (its two parts in one quadword): one VPERMT2D.
+///
+/// # Safety
+/// `p` is readable for 128 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn evens(p: *const u8, f: impl Fn(Z) -> Z) -> Z {
+    // SAFETY: the caller's 128 bytes.
+    let [a, b] = [0, 64].map(|k| f(unsafe { _mm512_loadu_si512(p.add(k).cast()) }));
+    let idx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    _mm512_permutex2var_epi32(a, idx, b)
+}
+
+/// float32 bits with a NaN made quiet.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn quiet32(x: Z) -> Z {
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
+    _mm512_mask_or_epi32(x, nan, x, _mm512_set1_epi32(1 << 22))
+}
+
+impl VSrc<Two> for C64In {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 256 bytes.
+        [0, 1].map(|k| quiet32(unsafe { evens(p.add(128 * k), |v| v) }))
+    }
+}
+
+impl VSrc<Two> for C64Any {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // Each quadword's low dword or'ed with its high one.
+        let any = |v: Z| _mm512_or_si512(v, _mm512_srli_epi64::<32>(v));
+        // SAFETY: the caller's 256 bytes.
+        [0, 1].map(|k| unsafe { evens(p.add(128 * k), any) })
+    }
+}
+
 // -------------------------------------------------------- destinations
 
 impl VDst<Two> for F32Out {
@@ -641,6 +706,40 @@ impl<const SIGNED: bool> VDst<Two> for I32Out<SIGNED> {
             };
             // SAFETY: the caller's 128 bytes.
             unsafe { put512::<NT>(p.add(64 * k), t) }
+        }
+    }
+}
+
+impl<const SIGNED: bool> VDst<Two> for I64Out<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        for (k, v) in x.into_iter().enumerate() {
+            let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
+            for (j, h) in halves.into_iter().enumerate() {
+                let t = super::wide::f32_i64::<SIGNED>(_mm256_castsi256_ps(h));
+                // SAFETY: the caller's 256 bytes.
+                unsafe { put512::<NT>(p.add(128 * k + 64 * j), t) }
+            }
+        }
+    }
+}
+
+impl VDst<Two> for C64Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Lane j of v, then a zero (lane 16 of the pair, from the zero).
+        let lo = _mm512_set_epi32(16, 7, 16, 6, 16, 5, 16, 4, 16, 3, 16, 2, 16, 1, 16, 0);
+        let hi = _mm512_set_epi32(16, 15, 16, 14, 16, 13, 16, 12, 16, 11, 16, 10, 16, 9, 16, 8);
+        let z = _mm512_setzero_si512();
+        for (k, v) in x.into_iter().enumerate() {
+            let v = quiet32(v);
+            // SAFETY: the caller's 256 bytes.
+            unsafe {
+                put512::<NT>(p.add(128 * k), _mm512_permutex2var_epi32(v, lo, z));
+                put512::<NT>(p.add(128 * k + 64), _mm512_permutex2var_epi32(v, hi, z));
+            }
         }
     }
 }

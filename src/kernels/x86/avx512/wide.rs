@@ -73,12 +73,6 @@ fn pd(x: Z) -> __m512d {
     _mm512_castsi512_pd(x)
 }
 
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn ps(x: __m256i) -> __m256 {
-    _mm256_castsi256_ps(x)
-}
-
 /// A float64 truncated to int32 (`SIGNED`) or uint32, saturated, NaN 0.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
@@ -118,7 +112,7 @@ fn f64_i64<const SIGNED: bool>(x: __m512d) -> Z {
 /// A float32 truncated to int64 (`SIGNED`) or uint64, saturated, NaN 0.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn f32_i64<const SIGNED: bool>(x: __m256) -> Z {
+pub(super) fn f32_i64<const SIGNED: bool>(x: __m256) -> Z {
     if SIGNED {
         let t = _mm512_cvttps_epi64(x);
         let over = _mm256_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm256_set1_ps(9223372036854775808.0));
@@ -156,9 +150,6 @@ wide!(f64_to_u32, Q16 => Z, |x: Q16| join(
     f64_i32::<false>(pd(x.0[0])),
     f64_i32::<false>(pd(x.0[1]))
 ));
-// float32 -> 64-bit integers.
-wide!(f32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| f32_i64::<true>(ps(half(x, k))))));
-wide!(f32_to_u64, Z => Q16, |x: Z| Q16([0, 1].map(|k| f32_i64::<false>(ps(half(x, k))))));
 // 64-bit integers -> floats, rounded once.
 wide!(i64_to_f64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepi64_pd(v)))));
 wide!(u64_to_f64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepu64_pd(v)))));
