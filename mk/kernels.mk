@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench
+.PHONY: test-kernels-isa test-exhaustive bench bench-levels
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -18,9 +18,10 @@ test-kernels-isa: lib $(BUILD)/c_tests/test_convert
 
 TEST_TARGETS += test-kernels-isa
 
-# All 2^32 float32 patterns into float16, bfloat16, float8_e4m3fn,
-# float8_e5m2, float4_e2m1fn, and all int32 / uint32 into float16 and
-# bfloat16: every SIMD level against the scalar reference.
+# All 2^32 float32 patterns, and all int32 / uint32, into every
+# destination with a SIMD kernel (float16, bfloat16, float8_e4m3fn,
+# float8_e5m2, float4_e2m1fn among them): every SIMD level against the
+# scalar reference.
 test-exhaustive:
 	$(CARGO) test --release --test exhaustive -- --ignored --nocapture --test-threads=1
 
@@ -31,3 +32,13 @@ $(BUILD)/bench/floors.so: bench/floors.c
 bench: lib $(BUILD)/bench/floors.so
 	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_FLOORS_LIB=$(abspath $(BUILD)/bench/floors.so) \
 	  $(PYTHON) bench/bench_convert.py bench/results/convert.md
+
+# Every pair at each kernel level, in cache (16384 elements), the levels
+# alternated in one sitting (scripts/bench-levels; ROUNDS=3 by default).
+$(BUILD)/bench/bench_levels: bench/bench_levels.c include/nx_dtype.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -Iinclude $< -o $@ $(C_LIBS)
+
+bench-levels: lib $(BUILD)/bench/bench_levels
+	scripts/bench-levels $(BUILD)/bench/bench_levels 16384 normal scalar avx2 avx512 > bench/results/levels.txt
+	@head -3 bench/results/levels.txt

@@ -396,23 +396,45 @@ impl VSrc<Four> for BoolIn {
     }
 }
 
-impl VSrc<Four> for F64Near {
+/// The `k`th four float64 of a step: at `p + 32 k`, or complex128's real
+/// parts (`C`) from `p + 64 k`.
+///
+/// # Safety
+/// `p` is readable for the step's bytes (256, or 512 when `C`), k < 8.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn f64x4<const C: bool>(p: *const u8, k: usize) -> __m256d {
+    // SAFETY: within the caller's step.
+    unsafe {
+        if C {
+            let a = _mm256_loadu_pd(p.add(64 * k).cast());
+            let b = _mm256_loadu_pd(p.add(64 * k + 32).cast());
+            // (a0 b0 a2 b2) put in order.
+            let e = _mm256_castpd_si256(_mm256_unpacklo_pd(a, b));
+            _mm256_castsi256_pd(_mm256_permute4x64_epi64::<0b11_01_10_00>(e))
+        } else {
+            _mm256_loadu_pd(p.add(32 * k).cast())
+        }
+    }
+}
+
+impl<const C: bool> VSrc<Four> for F64Near<C> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
-        // SAFETY: the caller's 256 bytes.
-        let half = |k: usize| unsafe { _mm256_cvtpd_ps(_mm256_loadu_pd(p.add(32 * k).cast())) };
+        // SAFETY: the caller's step.
+        let half = |k: usize| unsafe { _mm256_cvtpd_ps(f64x4::<C>(p, k)) };
         std::array::from_fn(|k| _mm256_castps_si256(_mm256_set_m128(half(2 * k + 1), half(2 * k))))
     }
 }
 
-impl VSrc<Four> for F64Odd {
+impl<const C: bool> VSrc<Four> for F64Odd<C> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
         let odd8 = |k: usize| {
-            // SAFETY: the caller's 256 bytes.
-            let [a, b] = [0, 1].map(|j| unsafe { _mm256_loadu_pd(p.add(64 * k + 32 * j).cast()) });
+            // SAFETY: the caller's step.
+            let [a, b] = [0, 1].map(|j| unsafe { f64x4::<C>(p, 2 * k + j) });
             let [ta, tb] = [a, b].map(|x| _mm256_cvtpd_ps(x));
             let ne = |x, t| _mm256_castpd_ps(_mm256_cmp_pd::<_CMP_NEQ_OQ>(_mm256_cvtps_pd(t), x));
             // The low halves of the 64-bit masks, in element order.
@@ -425,20 +447,40 @@ impl VSrc<Four> for F64Odd {
     }
 }
 
-impl<const B: u32> VSrc<Four> for F64Fold<B> {
+impl<const B: u32, const C: bool> VSrc<Four> for F64Fold<B, C> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn get(p: *const u8) -> Four {
         let below = _mm256_set1_epi64x((1 << B) - 1);
         let bit = _mm256_set1_epi64x(1 << B);
         let half = |k: usize| {
-            // SAFETY: the caller's 256 bytes.
-            let x = unsafe { _mm256_loadu_si256(p.add(32 * k).cast()) };
+            // SAFETY: the caller's step.
+            let x = _mm256_castpd_si256(unsafe { f64x4::<C>(p, k) });
             let exact = _mm256_cmpeq_epi64(_mm256_and_si256(x, below), _mm256_setzero_si256());
             let x = _mm256_or_si256(x, _mm256_andnot_si256(exact, bit));
             _mm256_cvtpd_ps(_mm256_castsi256_pd(x))
         };
         std::array::from_fn(|k| _mm256_castps_si256(_mm256_set_m128(half(2 * k + 1), half(2 * k))))
+    }
+}
+
+impl VSrc<Four> for C128Any {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // Four complex (64 bytes from p + 64 k): 1.0 where a part is
+        // nonzero.
+        let one = |k: usize| {
+            // SAFETY: the caller's 512 bytes.
+            let [a, b] = [0, 32].map(|j| unsafe { _mm256_loadu_si256(p.add(64 * k + j).cast()) });
+            // Each complex's parts or'ed, complexes in the order 0 2 1 3.
+            let x = _mm256_or_si256(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+            let zero = _mm256_cmpeq_epi64(_mm256_slli_epi64::<1>(x), _mm256_setzero_si256());
+            // The low dwords of quadwords 0 2 1 3: in order.
+            let z = _mm256_permutevar8x32_epi32(zero, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0));
+            _mm256_castsi256_si128(_mm256_andnot_si256(z, splat(0x3F80_0000)))
+        };
+        std::array::from_fn(|k| join(one(2 * k), one(2 * k + 1)))
     }
 }
 
@@ -877,6 +919,30 @@ impl VDst<Four> for C64Out {
             unsafe {
                 put256::<NT>(p.add(64 * k), _mm256_castps_si256(a));
                 put256::<NT>(p.add(64 * k + 32), _mm256_castps_si256(b));
+            }
+        }
+    }
+}
+
+impl VDst<Four> for C128Out {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let z = _mm256_setzero_pd();
+        for (k, v) in x.into_iter().enumerate() {
+            let v = _mm256_castsi256_ps(v);
+            let halves = [_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)];
+            for (j, h) in halves.into_iter().enumerate() {
+                let d = _mm256_cvtps_pd(h);
+                // (d0 0 | d2 0) and (d1 0 | d3 0), put in order.
+                let (lo, hi) = (_mm256_unpacklo_pd(d, z), _mm256_unpackhi_pd(d, z));
+                let a = _mm256_permute2f128_pd::<0x20>(lo, hi);
+                let b = _mm256_permute2f128_pd::<0x31>(lo, hi);
+                // SAFETY: the caller's 512 bytes.
+                unsafe {
+                    put256::<NT>(p.add(128 * k + 64 * j), _mm256_castpd_si256(a));
+                    put256::<NT>(p.add(128 * k + 64 * j + 32), _mm256_castpd_si256(b));
+                }
             }
         }
     }

@@ -251,6 +251,14 @@ macro_rules! lane_pairs {
             [F64Fold<40>] => [Bf16Out];
             [F64Odd] => [BoolOut];
             [F64Near] => [F32Out];
+            // complex128's real parts as float64 (the same proofs).
+            [F64Fold<29, true>] => [F16Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
+            [F64Fold<47, true>] => [E4m3Folded];
+            [F64Fold<48, true>] => [E5m2Folded];
+            [F64Fold<49, true>] => [E2m1Folded];
+            [F64Fold<40, true>] => [Bf16Out];
+            [F64Near<true>] => [F32Out];
+            [C128Any] => [BoolOut];
             [I32Odd<true>, I32Odd<false>] =>
                 [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
                  U4Out, BoolOut];
@@ -265,6 +273,8 @@ macro_rules! lane_pairs {
             [F32In, F16In, Bf16In<true>, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>,
              I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, F64Near, I32Near<true>,
              I32Near<false>] => [C64Out];
+            [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>,
+             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn] => [C128Out];
         );
         pairs!($t, k_lanes<$f16>, Side;
             [F16In] => [E5m2Out];

@@ -104,11 +104,13 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     }
     let rest = n - full * STEP;
     if rest > 0 {
-        let mut sbuf = [0u8; STEP * 8];
-        let mut dbuf = [0u8; STEP * 8];
+        // A step of the widest dtype, complex128 (a build error past it).
+        const { assert!(S::BITS <= 128 && D::BITS <= 128) };
+        let mut sbuf = [0u8; STEP * 16];
+        let mut dbuf = [0u8; STEP * 16];
         let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
         // SAFETY: sl and dl bytes remain in the caller's arrays past the
-        // whole steps; the buffers hold a step of any width (float64's).
+        // whole steps; the buffers hold a step of any width.
         unsafe {
             std::ptr::copy_nonoverlapping(src.add(full * sb), sbuf.as_mut_ptr(), sl);
             D::put::<false>(S::get(sbuf.as_ptr()), dbuf.as_mut_ptr());
@@ -181,8 +183,13 @@ pub struct BoolIn;
 side!(BoolIn, 19, 8);
 
 /// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
-pub struct F64Near;
-side!(F64Near, 0, 64);
+/// `C` (in each of the float64 markers): complex128's real parts instead
+/// (SEMANTICS.md: a complex converts to a real type as its real part).
+pub struct F64Near<const C: bool = false>;
+impl<const C: bool> Side for F64Near<C> {
+    const DT: i32 = if C { 17 } else { 0 };
+    const BITS: usize = if C { 128 } else { 64 };
+}
 
 /// float64 rounded to odd: VCVTPD2PS under round-toward-zero, then the
 /// last bit set where that was inexact (the float32 widened back differs;
@@ -206,8 +213,12 @@ side!(F64Near, 0, 64);
 /// (odd), which is past every F's overflow threshold, so it overflows alike.
 /// An integer destination truncates the odd float32 as it would x: below
 /// 2^24 the two are one number, above they saturate alike.
-pub struct F64Odd;
-side!(F64Odd, 0, 64, TOWARD_ZERO);
+pub struct F64Odd<const C: bool = false>;
+impl<const C: bool> Side for F64Odd<C> {
+    const DT: i32 = if C { 17 } else { 0 };
+    const BITS: usize = if C { 128 } else { 64 };
+    const ENV: u32 = TOWARD_ZERO;
+}
 
 /// float64 -> float32 bits that round into the destination as float64
 /// would, by integer work in place of `F64Odd`'s widening back and compare:
@@ -242,10 +253,10 @@ side!(F64Odd, 0, 64, TOWARD_ZERO);
 /// less its fraction bits): float32 bit 11 + d, where `narrow16` would fold
 /// the float32 of `B = 29` (the same bits below and the same sticky), so
 /// it need not (`NarrowOut<_, true>`).
-pub struct F64Fold<const B: u32>;
-impl<const B: u32> Side for F64Fold<B> {
-    const DT: i32 = 0;
-    const BITS: usize = 64;
+pub struct F64Fold<const B: u32, const C: bool = false>;
+impl<const B: u32, const C: bool> Side for F64Fold<B, C> {
+    const DT: i32 = if C { 17 } else { 0 };
+    const BITS: usize = if C { 128 } else { 64 };
     const ENV: u32 = TOWARD_ZERO;
 }
 
@@ -286,6 +297,11 @@ side!(C64In, 18, 64);
 /// magnitude bits or'ed, nonzero where either part is (a NaN is nonzero).
 pub struct C64Any;
 side!(C64Any, 18, 64);
+
+/// complex128 for bool: float32 lanes 1.0 where either part is nonzero (a
+/// NaN is), else 0.
+pub struct C128Any;
+side!(C128Any, 17, 128);
 
 // -------------------------------------------------------- destinations
 
@@ -381,6 +397,11 @@ impl<const SIGNED: bool> Side for I64Out<SIGNED> {
 /// float32 destination's sources), imaginary parts +0.
 pub struct C64Out;
 side!(C64Out, 18, 64);
+
+/// complex128 from float32 lanes that hold the source's values exactly
+/// (widened exactly, NaN quiet), imaginary parts +0.
+pub struct C128Out;
+side!(C128Out, 17, 128);
 
 /// bool: 1 for anything but ±0 (a NaN is true).
 pub struct BoolOut;

@@ -564,6 +564,8 @@ entry!(z_u64_to_i64, wide::u64_to_i64, 64, 64);
 entry!(z_i32_to_i64, wide::i32_to_i64, 32, 64);
 entry!(z_i32_to_u64, wide::i32_to_u64, 32, 64);
 entry!(z_u32_to_64, wide::u32_to_i64, 32, 64);
+entry!(z_c128_to_f64, wide::c128_to_f64, 128, 64);
+entry!(z_f64_to_c128, wide::f64_to_c128, 64, 128);
 
 /// Put the whole kernels in the AVX-512 level's table: among the wide
 /// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
@@ -604,4 +606,6 @@ pub fn patch(t: &mut super::Table) {
     set(NX_INT32, NX_UINT64, z_i32_to_u64);
     set(NX_UINT32, NX_INT64, z_u32_to_64);
     set(NX_UINT32, NX_UINT64, z_u32_to_64);
+    set(NX_COMPLEX128, NX_FLOAT64, z_c128_to_f64);
+    set(NX_FLOAT64, NX_COMPLEX128, z_f64_to_c128);
 }

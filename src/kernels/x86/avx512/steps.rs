@@ -382,34 +382,43 @@ impl VSrc<Two> for BoolIn {
     }
 }
 
-/// Eight float64 at `p + 64 k` (the caller's 256 bytes) as loaded.
+/// The `k`th eight float64 of a step: at `p + 64 k`, or complex128's real
+/// parts (`C`) from `p + 128 k` (one VPERMT2Q).
 ///
 /// # Safety
-/// `p` is readable for 64 (k + 1) bytes.
+/// `p` is readable for the step's bytes (256, or 512 when `C`), k < 4.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn f64x8(p: *const u8, k: usize) -> Z {
-    // SAFETY: forwarded.
-    unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) }
+unsafe fn f64x8<const C: bool>(p: *const u8, k: usize) -> Z {
+    // SAFETY: within the caller's step.
+    unsafe {
+        if C {
+            let a = _mm512_loadu_si512(p.add(128 * k).cast());
+            let b = _mm512_loadu_si512(p.add(128 * k + 64).cast());
+            _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b)
+        } else {
+            _mm512_loadu_si512(p.add(64 * k).cast())
+        }
+    }
 }
 
-impl VSrc<Two> for F64Near {
+impl<const C: bool> VSrc<Two> for F64Near<C> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn get(p: *const u8) -> Two {
-        // SAFETY: the caller's 256 bytes.
-        let y = |k| unsafe { _mm512_cvtpd_ps(_mm512_castsi512_pd(f64x8(p, k))) };
+        // SAFETY: the caller's step.
+        let y = |k| unsafe { _mm512_cvtpd_ps(_mm512_castsi512_pd(f64x8::<C>(p, k))) };
         [join(y(0), y(1)), join(y(2), y(3))]
     }
 }
 
-impl VSrc<Two> for F64Odd {
+impl<const C: bool> VSrc<Two> for F64Odd<C> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn get(p: *const u8) -> Two {
         let y = |k| {
-            // SAFETY: the caller's 256 bytes.
-            let x = _mm512_castsi512_pd(unsafe { f64x8(p, k) });
+            // SAFETY: the caller's step.
+            let x = _mm512_castsi512_pd(unsafe { f64x8::<C>(p, k) });
             let t = _mm512_cvtpd_ps(x);
             let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(t), x);
             let t = _mm256_castps_si256(t);
@@ -419,18 +428,39 @@ impl VSrc<Two> for F64Odd {
     }
 }
 
-impl<const B: u32> VSrc<Two> for F64Fold<B> {
+impl<const B: u32, const C: bool> VSrc<Two> for F64Fold<B, C> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn get(p: *const u8) -> Two {
         let y = |k| {
-            // SAFETY: the caller's 256 bytes.
-            let x = unsafe { f64x8(p, k) };
+            // SAFETY: the caller's step.
+            let x = unsafe { f64x8::<C>(p, k) };
             let inexact = _mm512_test_epi64_mask(x, _mm512_set1_epi64((1 << B) - 1));
             let x = _mm512_mask_or_epi64(x, inexact, x, _mm512_set1_epi64(1 << B));
             _mm512_cvtpd_ps(_mm512_castsi512_pd(x))
         };
         [join(y(0), y(1)), join(y(2), y(3))]
+    }
+}
+
+impl VSrc<Two> for C128Any {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // Complex 8k .. 8k + 8 with a nonzero part: a bit each, in order.
+        let any = |k: usize| {
+            // SAFETY: the caller's 512 bytes.
+            let [a, b] = [0, 64].map(|j| unsafe { _mm512_loadu_si512(p.add(128 * k + j).cast()) });
+            let re = _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b);
+            let im = _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), b);
+            let m = _mm512_test_epi64_mask(_mm512_or_si512(re, im), _mm512_set1_epi64(i64::MAX));
+            u16::from(m)
+        };
+        let one = _mm512_set1_epi32(0x3F80_0000);
+        [
+            _mm512_maskz_mov_epi32(any(0) | any(1) << 8, one),
+            _mm512_maskz_mov_epi32(any(2) | any(3) << 8, one),
+        ]
     }
 }
 
@@ -477,7 +507,7 @@ impl<const SIGNED: bool> VSrc<Two> for I64Odd<SIGNED> {
     unsafe fn get(p: *const u8) -> Two {
         let y = |k: usize| {
             // SAFETY: the caller's 256 bytes.
-            let x = unsafe { f64x8(p, k) };
+            let x = unsafe { f64x8::<false>(p, k) };
             let (t, back) = if SIGNED {
                 let t = _mm512_cvtepi64_ps(x);
                 (t, _mm512_cvttps_epi64(t))
@@ -739,6 +769,35 @@ impl VDst<Two> for C64Out {
             unsafe {
                 put512::<NT>(p.add(128 * k), _mm512_permutex2var_epi32(v, lo, z));
                 put512::<NT>(p.add(128 * k + 64), _mm512_permutex2var_epi32(v, hi, z));
+            }
+        }
+    }
+}
+
+impl VDst<Two> for C128Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Lane j of the float64s, then a zero (lane 8 of the pair).
+        let lo = _mm512_set_epi64(8, 3, 8, 2, 8, 1, 8, 0);
+        let hi = _mm512_set_epi64(8, 7, 8, 6, 8, 5, 8, 4);
+        let z = _mm512_setzero_pd();
+        for (k, v) in x.into_iter().enumerate() {
+            let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
+            for (j, h) in halves.into_iter().enumerate() {
+                let d = _mm512_cvtps_pd(_mm256_castsi256_ps(h));
+                let q = 256 * k + 128 * j;
+                // SAFETY: the caller's 512 bytes.
+                unsafe {
+                    put512::<NT>(
+                        p.add(q),
+                        _mm512_castpd_si512(_mm512_permutex2var_pd(d, lo, z)),
+                    );
+                    put512::<NT>(
+                        p.add(q + 64),
+                        _mm512_castpd_si512(_mm512_permutex2var_pd(d, hi, z)),
+                    );
+                }
             }
         }
     }

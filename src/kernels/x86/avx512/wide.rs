@@ -50,6 +50,61 @@ impl Lanes16 for Q16 {
     }
 }
 
+/// 16 lanes of 128 bits (complex128).
+#[derive(Clone, Copy)]
+pub struct C16([Z; 4]);
+
+/// Eight complex lanes' mask (the low byte of `m`) as their 16 quadwords'.
+fn two_each(m: u16) -> u16 {
+    let x = m & 0xFF;
+    let x = (x | x << 4) & 0x0F0F;
+    let x = (x | x << 2) & 0x3333;
+    let x = (x | x << 1) & 0x5555;
+    x | x << 1
+}
+
+impl Lanes16 for C16 {
+    const W: usize = 16;
+    #[inline(always)]
+    unsafe fn load(m: u16, p: *const u8) -> Self {
+        // SAFETY: forwarded: complex 0 .. 8 are the first 16 quadwords,
+        // 8 .. 16 the next.
+        let [a, b] = unsafe {
+            [
+                Q16::load(two_each(m), p),
+                Q16::load(two_each(m >> 8), p.wrapping_add(128)),
+            ]
+        };
+        C16([a.0[0], a.0[1], b.0[0], b.0[1]])
+    }
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(self, p: *mut u8) {
+        // SAFETY: forwarded: 256 bytes, 64-byte aligned quarters when NT.
+        unsafe {
+            for (k, v) in self.0.into_iter().enumerate() {
+                put512::<NT>(p.add(64 * k), v);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn put_masked(self, m: u16, p: *mut u8) {
+        let [a, b, c, d] = self.0;
+        // SAFETY: forwarded, as `load`.
+        unsafe {
+            Q16([a, b]).put_masked(two_each(m), p);
+            Q16([c, d]).put_masked(two_each(m >> 8), p.wrapping_add(128));
+        }
+    }
+}
+
+/// float64 bits with a NaN made quiet.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn quiet64(x: Z) -> Z {
+    let nan = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(pd(x), pd(x));
+    _mm512_mask_or_epi64(x, nan, x, _mm512_set1_epi64(1 << 51))
+}
+
 /// Eight int32 (the low or high half of 16) as a 256-bit vector.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
@@ -184,3 +239,26 @@ wide!(i32_to_u64, Z => Q16, |x: Z| {
     Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k))))
 });
 wide!(u32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k)))));
+// complex128 <-> float64: the real parts, and zeros for the imaginary
+// parts (a NaN made quiet, as SEMANTICS.md's store of a float64 does).
+wide!(c128_to_f64, C16 => Q16, |x: C16| {
+    let evens = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    let [a, b, c, d] = x.0;
+    Q16([
+        quiet64(_mm512_permutex2var_epi64(a, evens, b)),
+        quiet64(_mm512_permutex2var_epi64(c, evens, d)),
+    ])
+});
+wide!(f64_to_c128, Q16 => C16, |x: Q16| {
+    // Lane j, then a zero (lane 8 of the pair, from the zero).
+    let lo = _mm512_set_epi64(8, 3, 8, 2, 8, 1, 8, 0);
+    let hi = _mm512_set_epi64(8, 7, 8, 6, 8, 5, 8, 4);
+    let z = _mm512_setzero_si512();
+    let [a, b] = x.0.map(|v| quiet64(v));
+    C16([
+        _mm512_permutex2var_epi64(a, lo, z),
+        _mm512_permutex2var_epi64(a, hi, z),
+        _mm512_permutex2var_epi64(b, lo, z),
+        _mm512_permutex2var_epi64(b, hi, z),
+    ])
+});
