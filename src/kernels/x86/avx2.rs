@@ -396,6 +396,20 @@ impl VSrc<Four> for BoolIn {
     }
 }
 
+impl VSrc<Four> for BitIn {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Four {
+        // SAFETY: the caller's 4 bytes.
+        let m = u32::from_le(unsafe { p.cast::<u32>().read_unaligned() });
+        let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        std::array::from_fn(|k| {
+            let v = _mm256_and_si256(_mm256_set1_epi32((m >> (8 * k)) as i32), bits);
+            _mm256_and_si256(_mm256_cmpeq_epi32(v, bits), splat(0x3F80_0000))
+        })
+    }
+}
+
 /// The `k`th four float64 of a step: at `p + 32 k`, or complex128's real
 /// parts (`C`) from `p + 64 k`.
 ///
@@ -945,6 +959,23 @@ impl VDst<Four> for C128Out {
                 }
             }
         }
+    }
+}
+
+impl VDst<Four> for BitOut {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let zero = _mm256_setzero_si256();
+        let mut m = 0u32;
+        for (k, v) in x.into_iter().enumerate() {
+            // Any bit but the sign set.
+            let z = _mm256_cmpeq_epi32(_mm256_slli_epi32::<1>(v), zero);
+            let z = _mm256_movemask_ps(_mm256_castsi256_ps(z)) as u32;
+            m |= (!z & 0xFF) << (8 * k);
+        }
+        // SAFETY: the caller's 4 bytes.
+        unsafe { p.cast::<u32>().write_unaligned(m.to_le()) }
     }
 }
 

@@ -234,22 +234,23 @@ macro_rules! lane_pairs {
         use steps::*;
         pairs!($t, k_lanes<$f32>, Side;
             [F32In, F16In, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
-             I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
+             I8In<false>, I4In<true>, I4In<false>, BoolIn, BitIn] =>
                 [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out,
-                 U8Out, I4Out, U4Out, BoolOut];
+                 U8Out, I4Out, U4Out, BoolOut, BitOut];
             [Bf16In<true>] => [F32Out];
             [Bf16In<false>] =>
                 [F64Out, F16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
-                 U4Out, BoolOut];
+                 U4Out, BoolOut, BitOut];
             // Sources whose values are all bfloat16 values.
-            [E4m3In, E5m2In, E2m1In, I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn] =>
+            [E4m3In, E5m2In, E2m1In, I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn,
+             BitIn] =>
                 [Bf16Top];
             [F64Fold<29>] => [F16Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
             [F64Fold<47>] => [E4m3Folded];
             [F64Fold<48>] => [E5m2Folded];
             [F64Fold<49>] => [E2m1Folded];
             [F64Fold<40>] => [Bf16Out];
-            [F64Odd] => [BoolOut];
+            [F64Odd] => [BoolOut, BitOut];
             [F64Near] => [F32Out];
             // complex128's real parts as float64 (the same proofs).
             [F64Fold<29, true>] => [F16Out, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
@@ -258,23 +259,24 @@ macro_rules! lane_pairs {
             [F64Fold<49, true>] => [E2m1Folded];
             [F64Fold<40, true>] => [Bf16Out];
             [F64Near<true>] => [F32Out];
-            [C128Any] => [BoolOut];
+            [C128Any] => [BoolOut, BitOut];
             [I32Odd<true>, I32Odd<false>] =>
                 [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out, I4Out,
-                 U4Out, BoolOut];
+                 U4Out, BoolOut, BitOut];
             [I32Near<true>, I32Near<false>] => [F32Out];
             // Sources whose values float32 holds exactly.
-            [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In] => [I32Out<true>, I32Out<false>];
+            [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, I4In<true>, I4In<false>, BitIn] =>
+                [I32Out<true>, I32Out<false>];
             [C64In] =>
                 [F32Out, F64Out, F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I32Out<true>,
                  I32Out<false>, I16Out, U16Out, I8Out, U8Out, I4Out, U4Out];
-            [C64Any] => [BoolOut];
+            [C64Any] => [BoolOut, BitOut];
             // Sources whose lanes are their float32 results.
             [F32In, F16In, Bf16In<true>, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>,
-             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, F64Near, I32Near<true>,
+             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, BitIn, F64Near, I32Near<true>,
              I32Near<false>] => [C64Out];
             [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, I16In<true>, I16In<false>,
-             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn] => [C128Out];
+             I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, BitIn] => [C128Out];
         );
         pairs!($t, k_lanes<$f16>, Side;
             [F16In] => [E5m2Out];
@@ -305,9 +307,9 @@ fn build(isa: Isa) -> Table {
                 pairs!(t, k_lanes<avx512::Two>, Side;
                     [I64Odd<true>, I64Odd<false>] =>
                         [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I16Out, U16Out, I8Out, U8Out,
-                         I4Out, U4Out, BoolOut];
-                    [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, C64In] =>
-                        [I64Out<true>, I64Out<false>];
+                         I4Out, U4Out, BoolOut, BitOut];
+                    [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, C64In, I8In<true>,
+                     I8In<false>, I4In<true>, I4In<false>, BitIn] => [I64Out<true>, I64Out<false>];
                 );
             }
             avx512::patch(&mut t);

@@ -182,6 +182,10 @@ impl<const SIGNED: bool> Side for I16In<SIGNED> {
 pub struct BoolIn;
 side!(BoolIn, 19, 8);
 
+/// bit: one a bit, low bit first (1.0 or 0).
+pub struct BitIn;
+side!(BitIn, 20, 1);
+
 /// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
 /// `C` (in each of the float64 markers): complex128's real parts instead
 /// (SEMANTICS.md: a complex converts to a real type as its real part).
@@ -406,3 +410,7 @@ side!(C128Out, 17, 128);
 /// bool: 1 for anything but ±0 (a NaN is true).
 pub struct BoolOut;
 side!(BoolOut, 19, 8);
+
+/// bit: as bool, one a bit, low bit first.
+pub struct BitOut;
+side!(BitOut, 20, 1);

@@ -566,6 +566,16 @@ entry!(z_i32_to_u64, wide::i32_to_u64, 32, 64);
 entry!(z_u32_to_64, wide::u32_to_i64, 32, 64);
 entry!(z_c128_to_f64, wide::c128_to_f64, 128, 64);
 entry!(z_f64_to_c128, wide::f64_to_c128, 64, 128);
+entry!(z_c128_to_i64, wide::c128_to_i64, 128, 64);
+entry!(z_c128_to_u64, wide::c128_to_u64, 128, 64);
+entry!(z_c128_to_i32, wide::c128_to_i32, 128, 32);
+entry!(z_c128_to_u32, wide::c128_to_u32, 128, 32);
+entry!(z_i32_to_c128, wide::i32_to_c128, 32, 128);
+entry!(z_u32_to_c128, wide::u32_to_c128, 32, 128);
+entry!(z_i64_to_c128, wide::i64_to_c128, 64, 128);
+entry!(z_u64_to_c128, wide::u64_to_c128, 64, 128);
+entry!(z_i64_to_c64, wide::i64_to_c64, 64, 64);
+entry!(z_u64_to_c64, wide::u64_to_c64, 64, 64);
 
 /// Put the whole kernels in the AVX-512 level's table: among the wide
 /// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
@@ -608,4 +618,14 @@ pub fn patch(t: &mut super::Table) {
     set(NX_UINT32, NX_UINT64, z_u32_to_64);
     set(NX_COMPLEX128, NX_FLOAT64, z_c128_to_f64);
     set(NX_FLOAT64, NX_COMPLEX128, z_f64_to_c128);
+    set(NX_COMPLEX128, NX_INT64, z_c128_to_i64);
+    set(NX_COMPLEX128, NX_UINT64, z_c128_to_u64);
+    set(NX_COMPLEX128, NX_INT32, z_c128_to_i32);
+    set(NX_COMPLEX128, NX_UINT32, z_c128_to_u32);
+    set(NX_INT32, NX_COMPLEX128, z_i32_to_c128);
+    set(NX_UINT32, NX_COMPLEX128, z_u32_to_c128);
+    set(NX_INT64, NX_COMPLEX128, z_i64_to_c128);
+    set(NX_UINT64, NX_COMPLEX128, z_u64_to_c128);
+    set(NX_INT64, NX_COMPLEX64, z_i64_to_c64);
+    set(NX_UINT64, NX_COMPLEX64, z_u64_to_c64);
 }

@@ -382,6 +382,20 @@ impl VSrc<Two> for BoolIn {
     }
 }
 
+impl VSrc<Two> for BitIn {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Two {
+        // SAFETY: the caller's 4 bytes.
+        let m = u32::from_le(unsafe { p.cast::<u32>().read_unaligned() });
+        let one = _mm512_set1_epi32(0x3F80_0000);
+        [
+            _mm512_maskz_mov_epi32(m as u16, one),
+            _mm512_maskz_mov_epi32((m >> 16) as u16, one),
+        ]
+    }
+}
+
 /// The `k`th eight float64 of a step: at `p + 64 k`, or complex128's real
 /// parts (`C`) from `p + 128 k` (one VPERMT2Q).
 ///
@@ -800,6 +814,19 @@ impl VDst<Two> for C128Out {
                 }
             }
         }
+    }
+}
+
+impl VDst<Two> for BitOut {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // Any bit but the sign set.
+        let mag = _mm512_set1_epi32(0x7FFF_FFFF);
+        let t = u32::from(_mm512_test_epi32_mask(x[0], mag))
+            | u32::from(_mm512_test_epi32_mask(x[1], mag)) << 16;
+        // SAFETY: the caller's 4 bytes.
+        unsafe { p.cast::<u32>().write_unaligned(t.to_le()) }
     }
 }
 

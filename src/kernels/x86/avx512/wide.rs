@@ -239,26 +239,82 @@ wide!(i32_to_u64, Z => Q16, |x: Z| {
     Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k))))
 });
 wide!(u32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k)))));
-// complex128 <-> float64: the real parts, and zeros for the imaginary
-// parts (a NaN made quiet, as SEMANTICS.md's store of a float64 does).
-wide!(c128_to_f64, C16 => Q16, |x: C16| {
-    let evens = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    let [a, b, c, d] = x.0;
-    Q16([
-        quiet64(_mm512_permutex2var_epi64(a, evens, b)),
-        quiet64(_mm512_permutex2var_epi64(c, evens, d)),
-    ])
-});
-wide!(f64_to_c128, Q16 => C16, |x: Q16| {
+/// The real parts of 8 complex128 (`a` then `b`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn reals(a: Z, b: Z) -> Z {
+    _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b)
+}
+
+/// 8 float64 as complex128 with +0 imaginary parts (16 quadwords).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn complexes(d: Z) -> [Z; 2] {
     // Lane j, then a zero (lane 8 of the pair, from the zero).
     let lo = _mm512_set_epi64(8, 3, 8, 2, 8, 1, 8, 0);
     let hi = _mm512_set_epi64(8, 7, 8, 6, 8, 5, 8, 4);
     let z = _mm512_setzero_si512();
-    let [a, b] = x.0.map(|v| quiet64(v));
-    C16([
-        _mm512_permutex2var_epi64(a, lo, z),
-        _mm512_permutex2var_epi64(a, hi, z),
-        _mm512_permutex2var_epi64(b, lo, z),
-        _mm512_permutex2var_epi64(b, hi, z),
-    ])
+    [
+        _mm512_permutex2var_epi64(d, lo, z),
+        _mm512_permutex2var_epi64(d, hi, z),
+    ]
+}
+
+/// 16 float64 as complex128.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn c16(a: Z, b: Z) -> C16 {
+    let ([p, q], [r, t]) = (complexes(a), complexes(b));
+    C16([p, q, r, t])
+}
+
+// complex128 <-> float64: the real parts, and zeros for the imaginary
+// parts (a NaN made quiet, as SEMANTICS.md's store of a float64 does).
+wide!(c128_to_f64, C16 => Q16, |x: C16| {
+    let [a, b, c, d] = x.0;
+    Q16([quiet64(reals(a, b)), quiet64(reals(c, d))])
 });
+wide!(f64_to_c128, Q16 => C16, |x: Q16| c16(quiet64(x.0[0]), quiet64(x.0[1])));
+// complex128 -> the 32- and 64-bit integers: the real parts truncated.
+wide!(c128_to_i64, C16 => Q16, |x: C16| {
+    let [a, b, c, d] = x.0;
+    Q16([reals(a, b), reals(c, d)].map(|v| f64_i64::<true>(pd(v))))
+});
+wide!(c128_to_u64, C16 => Q16, |x: C16| {
+    let [a, b, c, d] = x.0;
+    Q16([reals(a, b), reals(c, d)].map(|v| f64_i64::<false>(pd(v))))
+});
+wide!(c128_to_i32, C16 => Z, |x: C16| {
+    let [a, b, c, d] = x.0;
+    join(f64_i32::<true>(pd(reals(a, b))), f64_i32::<true>(pd(reals(c, d))))
+});
+wide!(c128_to_u32, C16 => Z, |x: C16| {
+    let [a, b, c, d] = x.0;
+    join(f64_i32::<false>(pd(reals(a, b))), f64_i32::<false>(pd(reals(c, d))))
+});
+// The 32- and 64-bit integers -> complex128 (exact from 32 bits, rounded
+// once from 64) and the 64-bit ones -> complex64 (rounded once).
+wide!(i32_to_c128, Z => C16, |x: Z| {
+    let [a, b] = [0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepi32_pd(half(x, k))));
+    c16(a, b)
+});
+wide!(u32_to_c128, Z => C16, |x: Z| {
+    let [a, b] = [0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepu32_pd(half(x, k))));
+    c16(a, b)
+});
+wide!(i64_to_c128, Q16 => C16, |x: Q16| {
+    let [a, b] = x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepi64_pd(v)));
+    c16(a, b)
+});
+wide!(u64_to_c128, Q16 => C16, |x: Q16| {
+    let [a, b] = x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepu64_pd(v)));
+    c16(a, b)
+});
+// A float32 zero-extended to a quadword is a complex64 with a +0
+// imaginary part.
+wide!(i64_to_c64, Q16 => Q16, |x: Q16| Q16(
+    x.0.map(|v| _mm512_cvtepu32_epi64(_mm256_castps_si256(_mm512_cvtepi64_ps(v))))
+));
+wide!(u64_to_c64, Q16 => Q16, |x: Q16| Q16(
+    x.0.map(|v| _mm512_cvtepu32_epi64(_mm256_castps_si256(_mm512_cvtepu64_ps(v))))
+));
