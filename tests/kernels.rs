@@ -741,6 +741,27 @@ fn simd_kernels_cover_the_listed_pairs() {
     }
 }
 
+/// The AVX-512 level has a SIMD kernel for every pair of two dtypes but
+/// those between integers (and bool), whose scalar loop the compiler
+/// vectorizes.
+#[test]
+fn avx512_covers_every_pair_but_integer_ones() {
+    if !Isa::Avx512.supported() {
+        return;
+    }
+    let int = |d: Dtype| matches!(d.class(), Class::Signed | Class::Unsigned | Class::Bool);
+    for s in Dtype::all() {
+        for d in Dtype::all().filter(|&d| d != s) {
+            assert!(
+                Kernel::is_simd(Isa::Avx512, s, d) || (int(s) && int(d)),
+                "{} -> {}",
+                s.name(),
+                d.name()
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------ statuses
 
 #[allow(clippy::too_many_arguments)]
