@@ -913,6 +913,13 @@ fn immune_to_mxcsr() {
         (NX_INT32, NX_BFLOAT16),
         (NX_FLOAT16, NX_INT8),
         (NX_FLOAT64, NX_INT16),
+        (NX_FLOAT32, NX_INT32),
+        (NX_FLOAT64, NX_INT64),
+        (NX_INT64, NX_FLOAT32),
+        (NX_UINT64, NX_BFLOAT16),
+        (NX_COMPLEX128, NX_FLOAT16),
+        (NX_INT32, NX_COMPLEX64),
+        (NX_UINT64, NX_COMPLEX128),
     ]);
     for (s, d) in pairs {
         let (s, d) = (dt(s), dt(d));

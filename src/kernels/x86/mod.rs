@@ -1,13 +1,16 @@
 //! x86-64 SIMD kernels, beside the scalar reference they are tested against.
 //!
-//! Two levels, AVX2 (`avx2.rs`) and AVX-512 (`avx512/`), each with a
-//! kernel for every pair among float32, float16, bfloat16, the float8 and
-//! float4 formats, the 8-, 16- and 4-bit integers and bool, and from float64,
-//! int32 and uint32 into them: a source decoder and a destination encoder
-//! that meet in lanes (`steps.rs`, one list of pairs for both levels in
-//! `lane_pairs!`), and at the AVX-512 level a few whole kernels where they
-//! are faster (`avx512::patch`). The dispatch table is built once per
-//! level; pairs without a SIMD kernel take the scalar one.
+//! Two levels, AVX2 (`avx2.rs`) and AVX-512 (`avx512/`). Most kernels are
+//! a source decoder and a destination encoder that meet in lanes
+//! (`steps.rs`; one list of pairs for both levels in `lane_pairs!`): every
+//! pair among float32, float16, bfloat16, the float8 and float4 formats,
+//! the 16-, 8- and 4-bit integers, bool, bit and complex64, and from
+//! float64, complex128, int32 and uint32 into them. The AVX-512 level adds
+//! the 64-bit integers (which only AVX-512 DQ converts), whole kernels
+//! among the wide dtypes (`avx512/wide.rs`), and whole kernels where they
+//! beat the lanes (`avx512::patch`). The dispatch table is built once per
+//! level; the pairs without a SIMD kernel take the scalar one (at the
+//! AVX-512 level, only integer widenings, which it vectorizes itself).
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
 //! exception masked, no FTZ/DAZ, round to nearest (or toward zero), so a

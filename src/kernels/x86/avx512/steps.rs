@@ -730,24 +730,7 @@ impl<const SIGNED: bool> VDst<Two> for I32Out<SIGNED> {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         for (k, v) in x.into_iter().enumerate() {
-            let v = _mm512_castsi512_ps(v);
-            // Signed: VCVTTPS2DQ gives 0x8000_0000 past the range and for
-            // a NaN: right below it, 0x7FFF_FFFF above, 0 for a NaN.
-            // Unsigned: VCVTTPS2UDQ gives every bit past the range, right
-            // above it, after negatives and NaN go to 0 (VMAXPS returns its
-            // second operand, 0, for a NaN).
-            let t = if SIGNED {
-                let t = _mm512_cvttps_epi32(v);
-                let over = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(v, _mm512_set1_ps(2147483648.0));
-                let t = _mm512_mask_mov_epi32(t, over, _mm512_set1_epi32(i32::MAX));
-                _mm512_mask_mov_epi32(
-                    t,
-                    _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(v, v),
-                    _mm512_setzero_si512(),
-                )
-            } else {
-                _mm512_cvttps_epu32(_mm512_max_ps(v, _mm512_setzero_ps()))
-            };
+            let t = super::wide::f32_i32::<SIGNED>(_mm512_castsi512_ps(v));
             // SAFETY: the caller's 128 bytes.
             unsafe { put512::<NT>(p.add(64 * k), t) }
         }

@@ -128,6 +128,24 @@ fn pd(x: Z) -> __m512d {
     _mm512_castsi512_pd(x)
 }
 
+/// A float32 truncated to int32 (`SIGNED`) or uint32, saturated, NaN 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub(super) fn f32_i32<const SIGNED: bool>(x: __m512) -> Z {
+    if SIGNED {
+        let t = _mm512_cvttps_epi32(x);
+        let over = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2147483648.0));
+        let t = _mm512_mask_mov_epi32(t, over, _mm512_set1_epi32(i32::MAX));
+        _mm512_mask_mov_epi32(
+            t,
+            _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x),
+            _mm512_setzero_si512(),
+        )
+    } else {
+        _mm512_cvttps_epu32(_mm512_max_ps(x, _mm512_setzero_ps()))
+    }
+}
+
 /// A float64 truncated to int32 (`SIGNED`) or uint32, saturated, NaN 0.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
