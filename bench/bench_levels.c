@@ -7,10 +7,11 @@
  * and prints the best of each beside the others: levels are compared in
  * one sitting, alternated, because the host is shared and drifts.
  *
- * Usage: bench_levels [elements [source pattern]]
+ * Usage: bench_levels [elements [source pattern [pairs]]]
  *   elements  per call (default 16384: in L1/L2 for every pair);
  *   pattern   "normal" (default: values around 1, and integers in range
- *             for the integer sources) or "bits" (random bit patterns). */
+ *             for the integer sources) or "bits" (random bit patterns);
+ *   pairs     only these, as "s:d,s:d" (dtype codes). */
 
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -66,10 +67,12 @@ static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
   int bits_only = argc > 2 && strcmp(argv[2], "bits") == 0;
+  const char *only = argc > 3 ? argv[3] : NULL;
   const int count = NX_DTYPE_COUNT;
   /* 64-byte aligned plus 16, as numpy's arrays sit. */
-  unsigned char *src = aligned_alloc(64, (size_t)n * 16 + 128);
-  unsigned char *dst = aligned_alloc(64, (size_t)n * 16 + 128);
+  size_t room = ((size_t)n * 16 + 128 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+  unsigned char *src = aligned_alloc(64, room);
+  unsigned char *dst = aligned_alloc(64, room);
   if (!src || !dst || n <= 0) return 1;
   src += 16;
   dst += 16;
@@ -79,6 +82,15 @@ int main(int argc, char **argv) {
     fill(a, src, n, bits_only);
     for (int b = 0; b < count; b++) {
       if (a == b) continue;
+      if (only) {
+        char key[16];
+        snprintf(key, sizeof key, "%d:%d", a, b);
+        /* A match bounded by the list's commas. */
+        const char *m = strstr(only, key);
+        size_t len = strlen(key);
+        while (m && !((m == only || m[-1] == ',') && (m[len] == ',' || m[len] == 0))) m = strstr(m + 1, key);
+        if (!m) continue;
+      }
       double best = 1e30;
       /* About 2 ms a batch, best of 7 batches. */
       double t0 = now();

@@ -315,6 +315,24 @@ fn build(isa: Isa) -> Table {
                      I8In<false>, I4In<true>, I4In<false>, BitIn] => [I64Out<true>, I64Out<false>];
                 );
             }
+            // Widenings into float32 and float64 from sources decoded
+            // without a table (not float8_e4m3fn, whose VPERMI2W lookup
+            // wins), and into complex128 from 4- and 1-bit ones: they are
+            // bound by their stores, and on this Xeon 256-bit stores
+            // sustain 5-35% more than 512-bit ones (`make bench-levels`,
+            // in L1/L2): AVX2's kernels, which every AVX-512 CPU runs.
+            {
+                use avx2::Four;
+                use steps::*;
+                pairs!(t, k_lanes<Four>, Side;
+                    [F16In, Bf16In<true>, E5m2In, E2m1In, I16In<true>, I16In<false>, I8In<true>,
+                     I8In<false>, I4In<true>, I4In<false>, BoolIn, BitIn, I32Near<true>,
+                     I32Near<false>] => [F32Out];
+                    [F32In, F16In, Bf16In<false>, E5m2In, E2m1In, I16In<true>, I16In<false>,
+                     I8In<true>, I8In<false>, I4In<true>, I4In<false>, BoolIn, BitIn] => [F64Out];
+                    [E2m1In, I4In<true>, I4In<false>, BitIn] => [C128Out];
+                );
+            }
             avx512::patch(&mut t);
         }
         Isa::Avx2 => {
