@@ -7,6 +7,7 @@ the rule is asserted explicitly."""
 import bisect
 import ctypes
 import os
+import warnings
 from fractions import Fraction
 
 import ml_dtypes
@@ -303,3 +304,107 @@ def test_statuses():
     assert lib.nx_convert(1, None, 2, y.ctypes.data, 8) == -2
     assert lib.nx_convert(1, None, 2, None, 0) == 0
     assert lib.nx_convert(1, x.ctypes.data, 2, x.ctypes.data + 4, 4) == -6
+
+
+WIDE = {"float64": np.float64, "float32": np.float32, "int64": np.int64, "uint64": np.uint64,
+        "int32": np.int32, "uint32": np.uint32, "complex128": np.complex128, "complex64": np.complex64,
+        "bool": np.bool_}
+WIDE_CODE = {**CODE, "complex128": 17, "complex64": 18, "bool": 19}
+
+
+def convert_wide(src, src_name, dst_name):
+    """nx_convert of a numpy array into a new array of the destination dtype."""
+    src = np.ascontiguousarray(src, WIDE[src_name])
+    out = np.zeros(len(src), WIDE[dst_name])
+    assert lib.nx_convert(WIDE_CODE[src_name], src.ctypes.data, WIDE_CODE[dst_name], out.ctypes.data, len(src)) == 0
+    return out
+
+
+def wide_source(name, rng, n=20_000):
+    """Random values spanning the type, its range ends and (floats) the
+    other types' range ends with their neighbours, NaN and infinities."""
+    if name in ("float64", "float32", "complex128", "complex64"):
+        part = np.float64 if name in ("float64", "complex128") else np.float32
+        ends = [2.0**k for k in (31, 32, 52, 53, 63, 64)]
+        # The integer types' range ends, and a few integers and halves inside.
+        ints = [float(e) + d for t in (np.int32, np.uint32, np.int64, np.uint64)
+                for e in (np.iinfo(t).min, np.iinfo(t).max) for d in (-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2)]
+        edges = [e for k in ends for e in (k, -k)] + ints + [np.inf, -np.inf, np.nan, 0.0, -0.0, 0.5, -0.5, 1.5]
+        edges = np.array(edges, part)
+        edges = np.concatenate([edges, np.nextafter(edges, part(np.inf)), np.nextafter(edges, part(-np.inf))])
+        x = np.concatenate([edges, (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 22, n)).astype(part)])
+        if name.startswith("complex"):
+            c = np.empty(len(x), WIDE[name])
+            c.real, c.imag = x, rng.permutation(x)
+            return c
+        return x
+    if name == "bool":
+        return rng.integers(0, 2, n).astype(np.bool_)
+    info = np.iinfo(WIDE[name])
+    ends = np.array([info.min, info.min + 1, info.max - 1, info.max, 0, 1], WIDE[name])
+    x = rng.integers(info.min, info.max, n, dtype=WIDE[name], endpoint=True)
+    # Integers near powers of two, where rounding into a float is decided.
+    near = np.array([(1 << k) + d for k in range(20, info.bits - (info.min < 0)) for d in (-1, 0, 1)], np.uint64)
+    return np.concatenate([ends, x, near.astype(WIDE[name])])
+
+
+@pytest.mark.parametrize("s,d", [(s, d) for s in ("float64", "float32", "complex128", "complex64")
+                                 for d in ("int64", "uint64", "int32", "uint32")])
+def test_wide_float_to_int_vs_numpy(s, d):
+    """Truncation agrees with numpy in range; past it our integers saturate
+    and NaN is 0 (SEMANTICS.md), where numpy's result is undefined."""
+    x = wide_source(s, np.random.default_rng(7))
+    got = convert_wide(x, s, d)
+    re = np.real(x).astype(np.float64)
+    info = np.iinfo(WIDE[d])
+    inside = np.isfinite(re) & (re > float(info.min) - 1) & (re < float(info.max) + 1) & (np.abs(re) < 2.0**63)
+    with np.errstate(invalid="ignore"):
+        want = np.trunc(re[inside]).astype(WIDE[d])
+    np.testing.assert_array_equal(got[inside], want)
+    assert (got[np.isnan(re)] == 0).all()
+    assert (got[~np.isnan(re) & (re >= float(info.max))] == info.max).all()
+    assert (got[~np.isnan(re) & (re <= float(info.min))] == info.min).all()
+
+
+@pytest.mark.parametrize("s,d", [(s, d) for s in ("int64", "uint64", "int32", "uint32")
+                                 for d in ("float64", "float32", "complex128", "complex64")
+                                 if not (s.endswith("32") and d in ("float64", "complex128"))] +
+                         [("int32", "float64"), ("uint32", "complex128")])
+def test_wide_int_to_float_vs_numpy(s, d):
+    """numpy's int -> float casts round once to nearest-even, as ours must."""
+    x = wide_source(s, np.random.default_rng(8))
+    got = convert_wide(x, s, d)
+    np.testing.assert_array_equal(got, x.astype(WIDE[d]))
+
+
+@pytest.mark.parametrize("s,d", [("int64", "int32"), ("int64", "uint32"), ("uint64", "int32"), ("uint64", "uint32"),
+                                 ("int64", "uint64"), ("uint64", "int64"), ("int32", "int64"), ("int32", "uint64"),
+                                 ("uint32", "int64"), ("uint32", "uint64")])
+def test_wide_int_to_int_saturates(s, d):
+    x = wide_source(s, np.random.default_rng(9))
+    got = convert_wide(x, s, d)
+    info = np.iinfo(WIDE[d])
+    want = [min(max(int(v), info.min), info.max) for v in x]
+    assert [int(v) for v in got] == want
+
+
+@pytest.mark.parametrize("s,d", [("complex128", "complex64"), ("complex64", "complex128"), ("float64", "complex128"),
+                                 ("float32", "complex64"), ("complex128", "float64"), ("complex64", "float32"),
+                                 ("complex128", "float32"), ("float64", "complex64"), ("complex64", "bool"),
+                                 ("complex128", "bool"), ("bool", "complex128")])
+def test_complex_vs_numpy(s, d):
+    """Complex casts: parts rounded once (numpy agrees), a complex to a real
+    type is its real part, to bool nonzero if either part is; NaN stays NaN."""
+    x = wide_source(s, np.random.default_rng(10))
+    got = convert_wide(x, s, d)
+    with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        want = x.astype(WIDE[d])
+    if d == "bool":
+        np.testing.assert_array_equal(got, (np.real(x) != 0) | (np.imag(x) != 0))
+        return
+    for part in ((np.real, np.imag) if d.startswith("complex") else (np.real,)):
+        g, w = part(got), part(want)
+        nan = np.isnan(w)
+        np.testing.assert_array_equal(np.isnan(g), nan)
+        np.testing.assert_array_equal(g[~nan], w[~nan])

@@ -1,10 +1,8 @@
-//! Hand-written AVX2 + F16C kernels: every pair among the float formats of
-//! at most 32 bits, the small integers and bool (and float64 into them), as
-//! a source decoder and a destination encoder that meet in float32 lanes
-//! (float16 codes between float16 and float8_e5m2, and from float8_e4m3fn
-//! to float16), 32 elements a step (`VSrc`, `VDst`, `run`). The element
-//! maps are those of `lanes.rs`, and the tests hold every pair to the
-//! scalar reference.
+//! The AVX2 + F16C forms of the sides of `steps.rs`: decoders and encoders
+//! that meet in float32 lanes of 256-bit vectors (`Four`), or in float16
+//! codes (`Words`) between float16 and float8_e5m2 and from float8_e4m3fn
+//! to float16, 32 elements a step. The tests hold every pair to the scalar
+//! reference.
 //!
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
@@ -12,9 +10,9 @@
 //! `F64Fold`), exceptions masked, no DAZ, and no FTZ but for the float8 and
 //! float4 encoders (`NarrowOut`). Under it:
 //! - VCVTPH2PS and VCVTPS2PD widen exactly, quieting a NaN and keeping its
-//!   payload, as `lanes::dec` and `lanes::dec_to_f64` do;
-//! - VCVTPD2PS rounds as `lanes::f64_to_f32`, NaN included (quiet, top
-//!   payload bits);
+//!   payload, as SEMANTICS.md's widening does;
+//! - VCVTPD2PS rounds to nearest-even, or toward zero for `F64Odd` and
+//!   `F64Fold`, a NaN quiet keeping its top payload bits;
 //! - VCVTPS2PH takes its rounding from the immediate;
 //! - int -> float of at most 24 bits, VCVTTPS2DQ and products by a power of
 //!   two are exact (a product that falls below float32's normals only where
@@ -649,7 +647,8 @@ fn dwords_to_words(a: V, b: V) -> V {
     _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
 }
 
-/// On the integer bits (`lanes::enc_bf16`).
+/// On the integer bits: x + 0x7FFF + (bit 16 of x), the top half; a NaN
+/// keeps its top payload bits, quiet.
 impl VDst<Four> for Bf16Out {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]

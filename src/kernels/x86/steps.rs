@@ -318,7 +318,8 @@ side!(F64Out, 0, 64);
 pub struct F16Out;
 side!(F16Out, 2, 16);
 
-/// float32 -> bfloat16 on the integer bits (`lanes::enc_bf16`).
+/// float32 -> bfloat16, rounded to nearest-even (a NaN quiet, keeping its
+/// top payload bits).
 pub struct Bf16Out;
 side!(Bf16Out, 3, 16);
 
@@ -359,8 +360,8 @@ pub type E4m3Folded = NarrowOut<0, true>;
 pub type E5m2Folded = NarrowOut<1, true>;
 pub type E2m1Folded = NarrowOut<2, true>;
 
-/// Integers in [LO, HI] (at most 16 bits): truncated, saturated, NaN 0 (as
-/// `lanes::to_int`), in `BITS`-bit elements.
+/// Integers in [LO, HI] (at most 16 bits): truncated, saturated, NaN 0
+/// (SEMANTICS.md), in `BITS`-bit elements.
 pub struct IntOut<const LO: i32, const HI: i32, const BITS: usize>;
 impl<const LO: i32, const HI: i32, const BITS: usize> Side for IntOut<LO, HI, BITS> {
     const DT: i32 = match (BITS, LO < 0) {

@@ -372,7 +372,7 @@ pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: us
 /// Why that rounds once: float16 keeps d - 1 >= 6 bits below `fmt`'s round
 /// bit in every binade, so x and its float16 rounded to odd lie on the same
 /// side of (or both on) every value and midpoint of `fmt` (see
-/// `lanes::f64_to_f32`). The odd bit only matters where the code's bits
+/// `steps::F64Odd`). The odd bit only matters where the code's bits
 /// below the round bit are all zero, so `odd` need not be exact: the caller
 /// sets it where any of x's fraction bits is set from bit 0 up to float16's
 /// bit d - 2 (float32 bits 0 .. 11 + d). For a float16 normal result that
