@@ -20,21 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "nx_dtype.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 /* Source elements: random bits, or a store of a value near 1 (a sum of
  * uniforms, roughly normal) for floats (both parts of a complex) and of an

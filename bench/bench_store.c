@@ -2,7 +2,7 @@
  * spread over the format's range. Reports ns per call and, measured in the
  * same run, the cost of the same loop storing with a plain C cast to float
  * (hardware conversion, float32 only) as a floor. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,24 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "nx_dtype.h"
 
 #define N (1 << 16)
 #define REPS 200
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 int main(void) {
   static double xs[N];

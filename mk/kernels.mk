@@ -35,7 +35,7 @@ bench: lib $(BUILD)/bench/floors.so
 
 # Every pair at each kernel level, in cache (16384 elements), the levels
 # alternated in one sitting (scripts/bench-levels; ROUNDS=3 by default).
-$(BUILD)/bench/bench_levels: bench/bench_levels.c include/nx_dtype.h
+$(BUILD)/bench/bench_levels: bench/bench_levels.c bench/bench.h include/nx_dtype.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -Iinclude $< -o $@ $(C_LIBS)
 
