@@ -126,7 +126,10 @@ pub fn encode(dt: Dtype, v: Value) -> Raw {
 }
 
 /// Element `raw` of `src` converted to `dst`. The same dtype copies the bits
-/// exactly (a move keeps NaN payloads and signalling bits).
+/// exactly (a move keeps NaN payloads and signalling bits). Always inlined,
+/// so that with constant dtypes (`kernels::scalar`) it folds to the pair's
+/// arithmetic.
+#[inline(always)]
 pub fn convert(src: Dtype, dst: Dtype, raw: Raw) -> Raw {
     if src == dst {
         raw & low_mask(src.bits())

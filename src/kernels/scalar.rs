@@ -10,7 +10,7 @@
 
 use super::pack;
 use crate::table::{Dtype, COUNT};
-use crate::value::{decode, dtype_of, encode, read_elem, write_elem};
+use crate::value::{convert, dtype_of, read_elem, write_elem};
 
 /// Convert `n` elements packed from bit 0 of `src` into `dst` (packed from
 /// bit 0; other bits of a shared last byte are kept).
@@ -23,12 +23,10 @@ pub fn run(s: Dtype, d: Dtype, src: &[u8], dst: &mut [u8], n: usize) {
     }
 }
 
-/// `run` for the pair whose codes are `S` and `D`: `convert(s, d, x)`,
-/// which is `encode(d, decode(s, x))` for two dtypes (both always inlined,
-/// so they fold to the pair's arithmetic).
+/// `run` for the pair whose codes are `S` and `D` (constants here, so the
+/// inlined `convert` folds to that pair's arithmetic).
 fn run_pair<const S: usize, const D: usize>(src: &[u8], dst: &mut [u8], n: usize) {
     let (s, d) = const { (dtype_of::<S>(), dtype_of::<D>()) };
-    let convert = |x| encode(d, decode(s, x));
     let (sb, db) = (s.bits(), d.bits());
     if s == d && sb % 8 == 0 {
         let len = n * sb as usize / 8;
@@ -38,12 +36,12 @@ fn run_pair<const S: usize, const D: usize>(src: &[u8], dst: &mut [u8], n: usize
     } else if sb % 8 == 0 && db % 8 == 0 {
         let (sw, dw) = (s.elem_bytes(), d.elem_bytes());
         for (i, o) in src.chunks_exact(sw).zip(dst.chunks_exact_mut(dw)).take(n) {
-            write_elem(d, convert(read_elem(s, i)), o);
+            write_elem(d, convert(s, d, read_elem(s, i)), o);
         }
     } else {
         for i in 0..n {
             let raw = pack::read(src, i * sb as usize, sb);
-            pack::write(dst, i * db as usize, db, convert(raw));
+            pack::write(dst, i * db as usize, db, convert(s, d, raw));
         }
     }
 }

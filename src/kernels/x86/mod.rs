@@ -173,8 +173,9 @@ fn k_lanes<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     store: Store,
 ) {
     let (a, b) = (L::raw::<S, D, false>(), L::raw::<S, D, true>());
-    // SAFETY: only handed out by the table of `L`'s level, built for CPUs
-    // with its features.
+    // SAFETY: only handed out by the tables of `L`'s level and of the
+    // levels above it, built for CPUs with its features (`has_avx512`
+    // includes `has_avx2`).
     unsafe {
         call(
             src,

@@ -11,6 +11,8 @@
 //! thing, which the kernel tests hold to the scalar reference.
 
 use super::{prefetch_ahead, prefetch_from, Raw, FTZ, MXCSR_RN};
+use crate::ffi::*;
+use crate::table::Dtype;
 
 /// Elements a step.
 pub(crate) const STEP: usize = 32;
@@ -18,13 +20,23 @@ pub(crate) const STEP: usize = 32;
 /// MXCSR bits on top of `MXCSR_RN` for round toward zero.
 pub(crate) const TOWARD_ZERO: u32 = 3 << 13;
 
-/// One side of a conversion: its dtype code, bits per element, and the
-/// MXCSR bits its conversions need on top of `MXCSR_RN` (`TOWARD_ZERO`,
-/// `FTZ`).
+/// One side of a conversion: its dtype code, bits per element (the
+/// dtype's, from the table), and the MXCSR bits its conversions need on top
+/// of `MXCSR_RN` (`TOWARD_ZERO`, `FTZ`).
 pub trait Side {
     const DT: i32;
-    const BITS: usize;
+    const BITS: usize = dtype_bits(Self::DT);
     const ENV: u32 = 0;
+}
+
+/// The bits of the dtype whose code is `dt`.
+// Only evaluated for `Side::BITS`, a constant: a bad code fails the build.
+#[allow(clippy::panic)]
+const fn dtype_bits(dt: i32) -> usize {
+    match Dtype::from_code(dt) {
+        Some(d) => d.bits() as usize,
+        None => panic!("no such dtype code"),
+    }
 }
 
 /// A source in lanes `L`: `get` widens the `STEP` elements at `p` to
@@ -79,28 +91,20 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
     let full = n / STEP;
     let mut pf = prefetch_from(full * sb);
-    if L::UNROLL == 1 {
-        for k in 0..full {
-            prefetch_ahead(src, &mut pf, (k + 1) * sb);
-            // SAFETY: step k lies within the first n elements of both
+    let whole = full / L::UNROLL * L::UNROLL;
+    for g in 0..full / L::UNROLL {
+        let k = g * L::UNROLL;
+        prefetch_ahead(src, &mut pf, (k + L::UNROLL) * sb);
+        for j in k..k + L::UNROLL {
+            // SAFETY: step j lies within the first n elements of both
             // arrays, at a multiple of its width from the (aligned, when
             // NT) start.
-            unsafe { D::put::<NT>(S::get(src.add(k * sb)), dst.add(k * db)) }
-        }
-    } else {
-        let whole = full / L::UNROLL * L::UNROLL;
-        for g in 0..full / L::UNROLL {
-            let k = g * L::UNROLL;
-            prefetch_ahead(src, &mut pf, (k + L::UNROLL) * sb);
-            for j in k..k + L::UNROLL {
-                // SAFETY: as above, for step j.
-                unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
-            }
-        }
-        for j in whole..full {
-            // SAFETY: as above.
             unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
         }
+    }
+    for j in whole..full {
+        // SAFETY: as above.
+        unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
     }
     let rest = n - full * STEP;
     if rest > 0 {
@@ -120,10 +124,9 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
 }
 
 macro_rules! side {
-    ($t:ty, $dt:expr, $bits:expr $(, $env:expr)?) => {
+    ($t:ty, $dt:expr $(, $env:expr)?) => {
         impl Side for $t {
             const DT: i32 = $dt;
-            const BITS: usize = $bits;
             $(const ENV: u32 = $env;)?
         }
     };
@@ -132,11 +135,11 @@ macro_rules! side {
 // ------------------------------------------------------------- sources
 
 pub struct F32In;
-side!(F32In, 1, 32);
+side!(F32In, NX_FLOAT32);
 
 /// float16, widened exactly (a NaN made quiet, keeping its payload).
 pub struct F16In;
-side!(F16In, 2, 16);
+side!(F16In, NX_FLOAT16);
 
 /// bfloat16 is float32's top half. `QUIET = false` leaves a signaling NaN
 /// signaling, for every destination but float32 (which would keep it so):
@@ -144,55 +147,50 @@ side!(F16In, 2, 16);
 /// or drop its bits (integers, bool).
 pub struct Bf16In<const QUIET: bool>;
 impl<const QUIET: bool> Side for Bf16In<QUIET> {
-    const DT: i32 = 3;
-    const BITS: usize = 16;
+    const DT: i32 = NX_BFLOAT16;
 }
 
 /// float8_e4m3fn: 0x7F and 0xFF are NaN (widened to the quiet NaN of the
 /// sign).
 pub struct E4m3In;
-side!(E4m3In, 4, 8);
+side!(E4m3In, NX_FLOAT8_E4M3FN);
 
 /// float8_e5m2 is float16's top byte (a NaN made quiet).
 pub struct E5m2In;
-side!(E5m2In, 5, 8);
+side!(E5m2In, NX_FLOAT8_E5M2);
 
 pub struct E2m1In;
-side!(E2m1In, 6, 4);
+side!(E2m1In, NX_FLOAT4_E2M1FN);
 
 pub struct I8In<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I8In<SIGNED> {
-    const DT: i32 = if SIGNED { 13 } else { 14 };
-    const BITS: usize = 8;
+    const DT: i32 = if SIGNED { NX_INT8 } else { NX_UINT8 };
 }
 
 pub struct I4In<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I4In<SIGNED> {
-    const DT: i32 = if SIGNED { 15 } else { 16 };
-    const BITS: usize = 4;
+    const DT: i32 = if SIGNED { NX_INT4 } else { NX_UINT4 };
 }
 
 pub struct I16In<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I16In<SIGNED> {
-    const DT: i32 = if SIGNED { 11 } else { 12 };
-    const BITS: usize = 16;
+    const DT: i32 = if SIGNED { NX_INT16 } else { NX_UINT16 };
 }
 
 /// bool: any byte but 0 is true (1.0).
 pub struct BoolIn;
-side!(BoolIn, 19, 8);
+side!(BoolIn, NX_BOOL);
 
 /// bit: one a bit, low bit first (1.0 or 0).
 pub struct BitIn;
-side!(BitIn, 20, 1);
+side!(BitIn, NX_BIT);
 
 /// float64 rounded to nearest-even (VCVTPD2PS): for float32 destinations.
 /// `C` (in each of the float64 markers): complex128's real parts instead
 /// (SEMANTICS.md: a complex converts to a real type as its real part).
 pub struct F64Near<const C: bool = false>;
 impl<const C: bool> Side for F64Near<C> {
-    const DT: i32 = if C { 17 } else { 0 };
-    const BITS: usize = if C { 128 } else { 64 };
+    const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
 }
 
 /// float64 rounded to odd: VCVTPD2PS under round-toward-zero, then the
@@ -219,8 +217,7 @@ impl<const C: bool> Side for F64Near<C> {
 /// 2^24 the two are one number, above they saturate alike.
 pub struct F64Odd<const C: bool = false>;
 impl<const C: bool> Side for F64Odd<C> {
-    const DT: i32 = if C { 17 } else { 0 };
-    const BITS: usize = if C { 128 } else { 64 };
+    const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
     const ENV: u32 = TOWARD_ZERO;
 }
 
@@ -259,8 +256,7 @@ impl<const C: bool> Side for F64Odd<C> {
 /// it need not (`NarrowOut<_, true>`).
 pub struct F64Fold<const B: u32, const C: bool = false>;
 impl<const B: u32, const C: bool> Side for F64Fold<B, C> {
-    const DT: i32 = if C { 17 } else { 0 };
-    const BITS: usize = if C { 128 } else { 64 };
+    const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
     const ENV: u32 = TOWARD_ZERO;
 }
 
@@ -268,8 +264,7 @@ impl<const B: u32, const C: bool> Side for F64Fold<B, C> {
 /// float32 destinations.
 pub struct I32Near<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I32Near<SIGNED> {
-    const DT: i32 = if SIGNED { 9 } else { 10 };
-    const BITS: usize = 32;
+    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
 }
 
 /// int32 and uint32 rounded to odd (as `F64Odd`, whose comment says why):
@@ -278,16 +273,14 @@ impl<const SIGNED: bool> Side for I32Near<SIGNED> {
 /// than float32, the integers and bool.
 pub struct I32Odd<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I32Odd<SIGNED> {
-    const DT: i32 = if SIGNED { 9 } else { 10 };
-    const BITS: usize = 32;
+    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
     const ENV: u32 = TOWARD_ZERO;
 }
 
 /// int64 and uint64 rounded to odd in float32 (as `I32Odd`; AVX-512 only).
 pub struct I64Odd<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I64Odd<SIGNED> {
-    const DT: i32 = if SIGNED { 7 } else { 8 };
-    const BITS: usize = 64;
+    const DT: i32 = if SIGNED { NX_INT64 } else { NX_UINT64 };
     const ENV: u32 = TOWARD_ZERO;
 }
 
@@ -295,40 +288,40 @@ impl<const SIGNED: bool> Side for I64Odd<SIGNED> {
 /// the complex destinations and bool (SEMANTICS.md: the imaginary part is
 /// dropped).
 pub struct C64In;
-side!(C64In, 18, 64);
+side!(C64In, NX_COMPLEX64);
 
 /// complex64 for bool: lanes whose magnitude bits are the two parts'
 /// magnitude bits or'ed, nonzero where either part is (a NaN is nonzero).
 pub struct C64Any;
-side!(C64Any, 18, 64);
+side!(C64Any, NX_COMPLEX64);
 
 /// complex128 for bool: float32 lanes 1.0 where either part is nonzero (a
 /// NaN is), else 0.
 pub struct C128Any;
-side!(C128Any, 17, 128);
+side!(C128Any, NX_COMPLEX128);
 
 // -------------------------------------------------------- destinations
 
 pub struct F32Out;
-side!(F32Out, 1, 32);
+side!(F32Out, NX_FLOAT32);
 
 pub struct F64Out;
-side!(F64Out, 0, 64);
+side!(F64Out, NX_FLOAT64);
 
 pub struct F16Out;
-side!(F16Out, 2, 16);
+side!(F16Out, NX_FLOAT16);
 
 /// float32 -> bfloat16, rounded to nearest-even (a NaN quiet, keeping its
 /// top payload bits).
 pub struct Bf16Out;
-side!(Bf16Out, 3, 16);
+side!(Bf16Out, NX_BFLOAT16);
 
 /// bfloat16 from float32 lanes that are bfloat16 values already, NaNs
 /// quiet (sources of at most 8 significant bits in bfloat16's range: the
 /// float8 and float4 formats, the 8- and 4-bit integers, bool), where
 /// `Bf16Out` would round nothing: the top halves.
 pub struct Bf16Top;
-side!(Bf16Top, 3, 16);
+side!(Bf16Top, NX_BFLOAT16);
 
 /// A float8 or float4 (`FMT`: 0 float8_e4m3fn, 1 float8_e5m2, 2
 /// float4_e2m1fn), rounded once through float16 (`avx2::narrow16`, whose
@@ -339,8 +332,7 @@ side!(Bf16Top, 3, 16);
 /// slow path.
 pub struct NarrowOut<const FMT: u8, const FOLDED: bool = false>;
 impl<const FMT: u8, const FOLDED: bool> Side for NarrowOut<FMT, FOLDED> {
-    const DT: i32 = 4 + FMT as i32;
-    const BITS: usize = narrow_format(FMT).bits() as usize;
+    const DT: i32 = NX_FLOAT8_E4M3FN + FMT as i32;
     const ENV: u32 = FTZ;
 }
 
@@ -365,14 +357,13 @@ pub type E2m1Folded = NarrowOut<2, true>;
 pub struct IntOut<const LO: i32, const HI: i32, const BITS: usize>;
 impl<const LO: i32, const HI: i32, const BITS: usize> Side for IntOut<LO, HI, BITS> {
     const DT: i32 = match (BITS, LO < 0) {
-        (16, true) => 11,
-        (16, false) => 12,
-        (8, true) => 13,
-        (8, false) => 14,
-        (_, true) => 15,
-        (_, false) => 16,
+        (16, true) => NX_INT16,
+        (16, false) => NX_UINT16,
+        (8, true) => NX_INT8,
+        (8, false) => NX_UINT8,
+        (_, true) => NX_INT4,
+        (_, false) => NX_UINT4,
     };
-    const BITS: usize = BITS;
 }
 pub type I16Out = IntOut<-32768, 32767, 16>;
 pub type U16Out = IntOut<0, 65535, 16>;
@@ -386,32 +377,30 @@ pub type U4Out = IntOut<0, 15, 4>;
 /// saturated, NaN 0 (SEMANTICS.md).
 pub struct I32Out<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I32Out<SIGNED> {
-    const DT: i32 = if SIGNED { 9 } else { 10 };
-    const BITS: usize = 32;
+    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
 }
 
 /// int64 and uint64 from float32 lanes that hold the source's values
 /// exactly (as `I32Out`; AVX-512 only).
 pub struct I64Out<const SIGNED: bool>;
 impl<const SIGNED: bool> Side for I64Out<SIGNED> {
-    const DT: i32 = if SIGNED { 7 } else { 8 };
-    const BITS: usize = 64;
+    const DT: i32 = if SIGNED { NX_INT64 } else { NX_UINT64 };
 }
 
 /// complex64 from float32 lanes that are the float32 results already (the
 /// float32 destination's sources), imaginary parts +0.
 pub struct C64Out;
-side!(C64Out, 18, 64);
+side!(C64Out, NX_COMPLEX64);
 
 /// complex128 from float32 lanes that hold the source's values exactly
 /// (widened exactly, NaN quiet), imaginary parts +0.
 pub struct C128Out;
-side!(C128Out, 17, 128);
+side!(C128Out, NX_COMPLEX128);
 
 /// bool: 1 for anything but ±0 (a NaN is true).
 pub struct BoolOut;
-side!(BoolOut, 19, 8);
+side!(BoolOut, NX_BOOL);
 
 /// bit: as bool, one a bit, low bit first.
 pub struct BitOut;
-side!(BitOut, 20, 1);
+side!(BitOut, NX_BIT);
