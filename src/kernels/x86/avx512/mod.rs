@@ -221,20 +221,31 @@ fmt!(E4m3, E4M3FN);
 fmt!(E5m2, E5M2);
 fmt!(E2m1, E2M1FN);
 
-/// float32 bits to bfloat16 codes in dword lanes (16 lanes), as
-/// `bf16_round`.
+/// float32 bits rounded to bfloat16 in their top halves: nearest-even on
+/// the bits (x + 0x7FFF + bit 16 of x), a NaN quiet keeping its top payload
+/// bits.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn bf16_round16(x: __m512i) -> __m512i {
+fn bf16_round(x: __m512i) -> __m512i {
     let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
-    let r = _mm512_srli_epi32::<16>(_mm512_add_epi32(
-        _mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)),
-        lsb,
-    ));
+    let up = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)), lsb);
     let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
     let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
-    let q = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x40));
-    _mm512_mask_mov_epi32(r, nan, q)
+    _mm512_mask_or_epi32(up, nan, x, _mm512_set1_epi32(0x0040_0000))
+}
+
+/// The two 256-bit halves of `v`, low first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn halves(v: __m512i) -> [__m256i; 2] {
+    [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)]
+}
+
+/// Two 256-bit halves as one vector.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn join(lo: __m256i, hi: __m256i) -> __m512i {
+    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
 }
 
 /// Masked loads and stores that take the plain (faster) instruction when
@@ -354,7 +365,9 @@ pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: us
             // SAFETY: both are 256 bits of vector register: a bit cast.
             reg256(unsafe { std::mem::transmute::<__m256bh, __m256i>(h) })
         } else {
-            reg256(_mm512_cvtepi32_epi16(bf16_round16(x)))
+            reg256(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(bf16_round(
+                x,
+            ))))
         }
     };
     // SAFETY: forwarded.
@@ -402,7 +415,7 @@ fn narrow16(x0: __m512i, x1: __m512i, odd: u32, fmt: Format) -> __m512i {
         };
         _mm512_cvtps_ph::<RZ>(y)
     };
-    let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(half(x0)), half(x1));
+    let h = join(half(x0), half(x1));
     round16(h, odd, fmt)
 }
 

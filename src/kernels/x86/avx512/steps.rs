@@ -11,7 +11,8 @@
 
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
-use super::{narrow16, put512, round16, RN};
+use super::wide::{complexes, f32_i32, f32_i64, reals};
+use super::{bf16_round, halves, join, narrow16, put512, round16, RN};
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32};
 use std::arch::x86_64::*;
 
@@ -182,16 +183,6 @@ fn bytes_to_f32<const SIGNED: bool>(b: __m256i) -> Two {
     ]
 }
 
-/// Two halves of 8 float32 as one vector of 16.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn join(lo: __m256, hi: __m256) -> Z {
-    _mm512_inserti64x4::<1>(
-        _mm512_castsi256_si512(_mm256_castps_si256(lo)),
-        _mm256_castps_si256(hi),
-    )
-}
-
 /// The top words of 32 dwords (`a` then `b`), in order: one VPERMT2W.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
@@ -210,11 +201,23 @@ fn words_to_nibbles(w: Z) -> __m128i {
     _mm512_cvtepi32_epi8(_mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001)))
 }
 
-/// 16 + 16 words as one vector of 32.
+/// 1.0 in the lanes whose bit of `m` is set, else 0 (bit j, element j).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn join256(lo: __m256i, hi: __m256i) -> Z {
-    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+fn ones(m: u32) -> Two {
+    let one = _mm512_set1_epi32(0x3F80_0000);
+    [
+        _mm512_maskz_mov_epi32(m as u16, one),
+        _mm512_maskz_mov_epi32((m >> 16) as u16, one),
+    ]
+}
+
+/// A bit for each element with a bit of `bits` set (bit j, element j).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn test(x: Two, bits: u32) -> u32 {
+    let b = _mm512_set1_epi32(bits as i32);
+    u32::from(_mm512_test_epi32_mask(x[0], b)) | u32::from(_mm512_test_epi32_mask(x[1], b)) << 16
 }
 
 // ------------------------------------------------------------- sources
@@ -271,11 +274,7 @@ impl VSrc<Two> for E5m2In {
     unsafe fn get(p: *const u8) -> Two {
         // SAFETY: the caller's 32 bytes.
         let h = _mm512_slli_epi16::<8>(unsafe { bytes_to_words(p) });
-        let f = |v: __m256i| _mm512_castps_si512(_mm512_cvtph_ps(v));
-        [
-            f(_mm512_castsi512_si256(h)),
-            f(_mm512_extracti64x4_epi64::<1>(h)),
-        ]
+        halves(h).map(|v| _mm512_castps_si512(_mm512_cvtph_ps(v)))
     }
 }
 
@@ -373,12 +372,7 @@ impl VSrc<Two> for BoolIn {
     unsafe fn get(p: *const u8) -> Two {
         // SAFETY: the caller's 32 bytes.
         let v = unsafe { _mm256_loadu_si256(p.cast()) };
-        let t = _mm256_test_epi8_mask(v, v);
-        let one = _mm512_set1_epi32(0x3F80_0000);
-        [
-            _mm512_maskz_mov_epi32(t as u16, one),
-            _mm512_maskz_mov_epi32((t >> 16) as u16, one),
-        ]
+        ones(_mm256_test_epi8_mask(v, v))
     }
 }
 
@@ -387,12 +381,7 @@ impl VSrc<Two> for BitIn {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn get(p: *const u8) -> Two {
         // SAFETY: the caller's 4 bytes.
-        let m = u32::from_le(unsafe { p.cast::<u32>().read_unaligned() });
-        let one = _mm512_set1_epi32(0x3F80_0000);
-        [
-            _mm512_maskz_mov_epi32(m as u16, one),
-            _mm512_maskz_mov_epi32((m >> 16) as u16, one),
-        ]
+        ones(u32::from_le(unsafe { p.cast::<u32>().read_unaligned() }))
     }
 }
 
@@ -408,8 +397,7 @@ unsafe fn f64x8<const C: bool>(p: *const u8, k: usize) -> Z {
     unsafe {
         if C {
             let a = _mm512_loadu_si512(p.add(128 * k).cast());
-            let b = _mm512_loadu_si512(p.add(128 * k + 64).cast());
-            _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b)
+            reals(a, _mm512_loadu_si512(p.add(128 * k + 64).cast()))
         } else {
             _mm512_loadu_si512(p.add(64 * k).cast())
         }
@@ -421,7 +409,9 @@ impl<const C: bool> VSrc<Two> for F64Near<C> {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn get(p: *const u8) -> Two {
         // SAFETY: the caller's step.
-        let y = |k| unsafe { _mm512_cvtpd_ps(_mm512_castsi512_pd(f64x8::<C>(p, k))) };
+        let y = |k| unsafe {
+            _mm256_castps_si256(_mm512_cvtpd_ps(_mm512_castsi512_pd(f64x8::<C>(p, k))))
+        };
         [join(y(0), y(1)), join(y(2), y(3))]
     }
 }
@@ -436,7 +426,7 @@ impl<const C: bool> VSrc<Two> for F64Odd<C> {
             let t = _mm512_cvtpd_ps(x);
             let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(t), x);
             let t = _mm256_castps_si256(t);
-            _mm256_castsi256_ps(_mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1)))
+            _mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1))
         };
         [join(y(0), y(1)), join(y(2), y(3))]
     }
@@ -451,7 +441,7 @@ impl<const B: u32, const C: bool> VSrc<Two> for F64Fold<B, C> {
             let x = unsafe { f64x8::<C>(p, k) };
             let inexact = _mm512_test_epi64_mask(x, _mm512_set1_epi64((1 << B) - 1));
             let x = _mm512_mask_or_epi64(x, inexact, x, _mm512_set1_epi64(1 << B));
-            _mm512_cvtpd_ps(_mm512_castsi512_pd(x))
+            _mm256_castps_si256(_mm512_cvtpd_ps(_mm512_castsi512_pd(x)))
         };
         [join(y(0), y(1)), join(y(2), y(3))]
     }
@@ -465,16 +455,12 @@ impl VSrc<Two> for C128Any {
         let any = |k: usize| {
             // SAFETY: the caller's 512 bytes.
             let [a, b] = [0, 64].map(|j| unsafe { _mm512_loadu_si512(p.add(128 * k + j).cast()) });
-            let re = _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b);
+            let re = reals(a, b);
             let im = _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), b);
             let m = _mm512_test_epi64_mask(_mm512_or_si512(re, im), _mm512_set1_epi64(i64::MAX));
-            u16::from(m)
+            u32::from(m)
         };
-        let one = _mm512_set1_epi32(0x3F80_0000);
-        [
-            _mm512_maskz_mov_epi32(any(0) | any(1) << 8, one),
-            _mm512_maskz_mov_epi32(any(2) | any(3) << 8, one),
-        ]
+        ones(any(0) | any(1) << 8 | any(2) << 16 | any(3) << 24)
     }
 }
 
@@ -531,7 +517,7 @@ impl<const SIGNED: bool> VSrc<Two> for I64Odd<SIGNED> {
             };
             let t = _mm256_castps_si256(t);
             let inexact = _mm512_cmpneq_epi64_mask(back, x);
-            _mm256_castsi256_ps(_mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1)))
+            _mm256_mask_or_epi32(t, inexact, t, _mm256_set1_epi32(1))
         };
         [join(y(0), y(1)), join(y(2), y(3))]
     }
@@ -599,12 +585,10 @@ impl VDst<Two> for F64Out {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         for (k, v) in x.into_iter().enumerate() {
-            let lo = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_castsi512_si256(v)));
-            let hi = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_extracti64x4_epi64::<1>(v)));
-            // SAFETY: the caller's 256 bytes.
-            unsafe {
-                put512::<NT>(p.add(128 * k), _mm512_castpd_si512(lo));
-                put512::<NT>(p.add(128 * k + 64), _mm512_castpd_si512(hi));
+            for (j, h) in halves(v).into_iter().enumerate() {
+                let d = _mm512_cvtps_pd(_mm256_castsi256_ps(h));
+                // SAFETY: the caller's 256 bytes.
+                unsafe { put512::<NT>(p.add(128 * k + 64 * j), _mm512_castpd_si512(d)) }
             }
         }
     }
@@ -616,7 +600,7 @@ impl VDst<Two> for F16Out {
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         let h = |v: Z| _mm512_cvtps_ph::<RN>(_mm512_castsi512_ps(v));
         // SAFETY: the caller's 64 bytes.
-        unsafe { put512::<NT>(p, join256(h(x[0]), h(x[1]))) }
+        unsafe { put512::<NT>(p, join(h(x[0]), h(x[1]))) }
     }
 }
 
@@ -633,17 +617,8 @@ impl VDst<Two> for Bf16Out {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        // Nearest-even on the bits: x + 0x7FFF + (bit 16 of x); a NaN keeps
-        // its top payload bits, quiet.
-        let r = |x: Z| {
-            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(1));
-            let up = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7FFF)), lsb);
-            let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
-            let nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F80_0000));
-            _mm512_mask_or_epi32(up, nan, x, _mm512_set1_epi32(0x0040_0000))
-        };
         // SAFETY: the caller's 64 bytes.
-        unsafe { put512::<NT>(p, top_words(r(x[0]), r(x[1]))) }
+        unsafe { put512::<NT>(p, top_words(bf16_round(x[0]), bf16_round(x[1]))) }
     }
 }
 
@@ -676,9 +651,7 @@ impl<const FMT: u8, const FOLDED: bool> VDst<Two> for NarrowOut<FMT, FOLDED> {
         let odd = if FOLDED {
             0
         } else {
-            let tested = _mm512_set1_epi32(((1u32 << (12 + 10 - f.fraction_bits)) - 1) as i32);
-            u32::from(_mm512_test_epi32_mask(x[0], tested))
-                | u32::from(_mm512_test_epi32_mask(x[1], tested)) << 16
+            test(x, (1 << (12 + 10 - f.fraction_bits)) - 1)
         };
         let w = narrow16(x[0], x[1], odd, f);
         // SAFETY: the caller's 32 (float4: 16) bytes.
@@ -707,15 +680,12 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Two> for IntOut<LO, H
         // SAFETY: the caller's STEP * BITS / 8 bytes.
         unsafe {
             if BITS == 16 {
-                put512::<NT>(
-                    p,
-                    join256(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b)),
-                );
+                put512::<NT>(p, join(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b)));
             } else if BITS == 8 {
                 let v = _mm256_set_m128i(_mm512_cvtepi32_epi8(b), _mm512_cvtepi32_epi8(a));
                 put256::<NT>(p, v);
             } else {
-                let w = join256(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b));
+                let w = join(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b));
                 put128::<NT>(
                     p,
                     words_to_nibbles(_mm512_and_si512(w, _mm512_set1_epi16(15))),
@@ -730,7 +700,7 @@ impl<const SIGNED: bool> VDst<Two> for I32Out<SIGNED> {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         for (k, v) in x.into_iter().enumerate() {
-            let t = super::wide::f32_i32::<SIGNED>(_mm512_castsi512_ps(v));
+            let t = f32_i32::<SIGNED>(_mm512_castsi512_ps(v));
             // SAFETY: the caller's 128 bytes.
             unsafe { put512::<NT>(p.add(64 * k), t) }
         }
@@ -742,9 +712,8 @@ impl<const SIGNED: bool> VDst<Two> for I64Out<SIGNED> {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         for (k, v) in x.into_iter().enumerate() {
-            let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
-            for (j, h) in halves.into_iter().enumerate() {
-                let t = super::wide::f32_i64::<SIGNED>(_mm256_castsi256_ps(h));
+            for (j, h) in halves(v).into_iter().enumerate() {
+                let t = f32_i64::<SIGNED>(_mm256_castsi256_ps(h));
                 // SAFETY: the caller's 256 bytes.
                 unsafe { put512::<NT>(p.add(128 * k + 64 * j), t) }
             }
@@ -775,25 +744,15 @@ impl VDst<Two> for C128Out {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        // Lane j of the float64s, then a zero (lane 8 of the pair).
-        let lo = _mm512_set_epi64(8, 3, 8, 2, 8, 1, 8, 0);
-        let hi = _mm512_set_epi64(8, 7, 8, 6, 8, 5, 8, 4);
-        let z = _mm512_setzero_pd();
         for (k, v) in x.into_iter().enumerate() {
-            let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
-            for (j, h) in halves.into_iter().enumerate() {
-                let d = _mm512_cvtps_pd(_mm256_castsi256_ps(h));
+            for (j, h) in halves(v).into_iter().enumerate() {
+                let d = _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_castsi256_ps(h)));
+                let [a, b] = complexes(d);
                 let q = 256 * k + 128 * j;
                 // SAFETY: the caller's 512 bytes.
                 unsafe {
-                    put512::<NT>(
-                        p.add(q),
-                        _mm512_castpd_si512(_mm512_permutex2var_pd(d, lo, z)),
-                    );
-                    put512::<NT>(
-                        p.add(q + 64),
-                        _mm512_castpd_si512(_mm512_permutex2var_pd(d, hi, z)),
-                    );
+                    put512::<NT>(p.add(q), a);
+                    put512::<NT>(p.add(q + 64), b);
                 }
             }
         }
@@ -805,9 +764,7 @@ impl VDst<Two> for BitOut {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // Any bit but the sign set.
-        let mag = _mm512_set1_epi32(0x7FFF_FFFF);
-        let t = u32::from(_mm512_test_epi32_mask(x[0], mag))
-            | u32::from(_mm512_test_epi32_mask(x[1], mag)) << 16;
+        let t = test(x, 0x7FFF_FFFF);
         // SAFETY: the caller's 4 bytes.
         unsafe { p.cast::<u32>().write_unaligned(t.to_le()) }
     }
@@ -818,9 +775,7 @@ impl VDst<Two> for BoolOut {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // Any bit but the sign set.
-        let mag = _mm512_set1_epi32(0x7FFF_FFFF);
-        let t = u32::from(_mm512_test_epi32_mask(x[0], mag))
-            | u32::from(_mm512_test_epi32_mask(x[1], mag)) << 16;
+        let t = test(x, 0x7FFF_FFFF);
         // SAFETY: the caller's 32 bytes.
         unsafe { put256::<NT>(p, _mm256_maskz_mov_epi8(t, _mm256_set1_epi8(1))) }
     }

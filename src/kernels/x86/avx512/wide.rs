@@ -11,7 +11,7 @@
 //! saturates (VPMOVS*, VPMOVUS*, or a clamp first).
 
 use super::full;
-use super::{map16, put512, Lanes16};
+use super::{halves, join, map16, put512, Lanes16};
 use std::arch::x86_64::*;
 
 type Z = __m512i;
@@ -103,23 +103,6 @@ impl Lanes16 for C16 {
 fn quiet64(x: Z) -> Z {
     let nan = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(pd(x), pd(x));
     _mm512_mask_or_epi64(x, nan, x, _mm512_set1_epi64(1 << 51))
-}
-
-/// Eight int32 (the low or high half of 16) as a 256-bit vector.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn half(x: Z, k: usize) -> __m256i {
-    if k == 0 {
-        _mm512_castsi512_si256(x)
-    } else {
-        _mm512_extracti64x4_epi64::<1>(x)
-    }
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn join(lo: __m256i, hi: __m256i) -> Z {
-    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
 }
 
 #[inline]
@@ -235,8 +218,8 @@ wide!(u64_to_f32, Q16 => Z, |x: Q16| {
     join(a, b)
 });
 // 32-bit integers -> float64, exactly.
-wide!(i32_to_f64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepi32_pd(half(x, k))))));
-wide!(u32_to_f64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepu32_pd(half(x, k))))));
+wide!(i32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepi32_pd(h)))));
+wide!(u32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepu32_pd(h)))));
 // Integers among themselves, saturated.
 wide!(i64_to_i32, Q16 => Z, |x: Q16| join(_mm512_cvtsepi64_epi32(x.0[0]), _mm512_cvtsepi64_epi32(x.0[1])));
 wide!(i64_to_u32, Q16 => Z, |x: Q16| {
@@ -251,23 +234,23 @@ wide!(u64_to_i32, Q16 => Z, |x: Q16| {
 wide!(u64_to_u32, Q16 => Z, |x: Q16| join(_mm512_cvtusepi64_epi32(x.0[0]), _mm512_cvtusepi64_epi32(x.0[1])));
 wide!(i64_to_u64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_max_epi64(v, _mm512_setzero_si512()))));
 wide!(u64_to_i64, Q16 => Q16, |x: Q16| Q16(x.0.map(|v| _mm512_min_epu64(v, _mm512_set1_epi64(i64::MAX)))));
-wide!(i32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepi32_epi64(half(x, k)))));
+wide!(i32_to_i64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_cvtepi32_epi64(h))));
 wide!(i32_to_u64, Z => Q16, |x: Z| {
     let x = _mm512_max_epi32(x, _mm512_setzero_si512());
-    Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k))))
+    Q16(halves(x).map(|h| _mm512_cvtepu32_epi64(h)))
 });
-wide!(u32_to_i64, Z => Q16, |x: Z| Q16([0, 1].map(|k| _mm512_cvtepu32_epi64(half(x, k)))));
+wide!(u32_to_i64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_cvtepu32_epi64(h))));
 /// The real parts of 8 complex128 (`a` then `b`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn reals(a: Z, b: Z) -> Z {
+pub(super) fn reals(a: Z, b: Z) -> Z {
     _mm512_permutex2var_epi64(a, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), b)
 }
 
 /// 8 float64 as complex128 with +0 imaginary parts (16 quadwords).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn complexes(d: Z) -> [Z; 2] {
+pub(super) fn complexes(d: Z) -> [Z; 2] {
     // Lane j, then a zero (lane 8 of the pair, from the zero).
     let lo = _mm512_set_epi64(8, 3, 8, 2, 8, 1, 8, 0);
     let hi = _mm512_set_epi64(8, 7, 8, 6, 8, 5, 8, 4);
@@ -313,11 +296,11 @@ wide!(c128_to_u32, C16 => Z, |x: C16| {
 // The 32- and 64-bit integers -> complex128 (exact from 32 bits, rounded
 // once from 64) and the 64-bit ones -> complex64 (rounded once).
 wide!(i32_to_c128, Z => C16, |x: Z| {
-    let [a, b] = [0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepi32_pd(half(x, k))));
+    let [a, b] = halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepi32_pd(h)));
     c16(a, b)
 });
 wide!(u32_to_c128, Z => C16, |x: Z| {
-    let [a, b] = [0, 1].map(|k| _mm512_castpd_si512(_mm512_cvtepu32_pd(half(x, k))));
+    let [a, b] = halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepu32_pd(h)));
     c16(a, b)
 });
 wide!(i64_to_c128, Q16 => C16, |x: Q16| {
