@@ -315,6 +315,11 @@ fn build(isa: Isa) -> Table {
                     [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, C64In, I8In<true>,
                      I8In<false>, I4In<true>, I4In<false>, BitIn] => [I64Out<true>, I64Out<false>];
                 );
+                // float16 and bfloat16 -> float8/float4 rounded in their
+                // codes (VPSRLVW: AVX-512 BW's variable word shifts).
+                pairs!(t, k_lanes<avx512::Codes>, Side; [F16In] => [E4m3Out, E2m1Out]);
+                pairs!(t, k_lanes<avx512::Bf16Codes>, Side;
+                    [Bf16In<false>] => [E4m3Out, E5m2Out, E2m1Out]);
             }
             // Widenings into float32 and float64 from sources decoded
             // without a table (not float8_e4m3fn, whose VPERMI2W lookup

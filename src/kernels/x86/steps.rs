@@ -3,7 +3,8 @@
 //! ...), what each side is (`Side`), the two traits each level implements
 //! for its lanes (`VSrc`, `VDst`: `avx2.rs` in float32 lanes of 256-bit
 //! vectors, `avx512/steps.rs` in 512-bit ones, and both in float16 codes
-//! where float16 and the float8 formats meet), and the step loop they share.
+//! where float16 and the float8 formats meet, AVX-512 in bfloat16 codes
+//! too), and the step loop they share.
 //!
 //! A marker names a conversion, not an instruction sequence: `F64Fold<40>`
 //! is "float64 with the sticky bit folded at bit 40, truncated to float32"
@@ -56,6 +57,21 @@ pub trait VDst<L>: Side {
     /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
     /// smaller of that and 64 when `NT`; CPU and MXCSR as `VSrc::get`.
     unsafe fn put<const NT: bool>(x: L, p: *mut u8);
+
+    /// Two steps, `x1`'s elements after `x0`'s: for encoders that pack two
+    /// steps' results in fewer operations than one each.
+    ///
+    /// # Safety
+    /// As `put`, for two steps (`p` aligned to the smaller of their width
+    /// and 64 when `NT`).
+    #[inline(always)]
+    unsafe fn put2<const NT: bool>(x0: L, x1: L, p: *mut u8) {
+        // SAFETY: the caller's two steps.
+        unsafe {
+            Self::put::<NT>(x0, p);
+            Self::put::<NT>(x1, p.add(STEP * Self::BITS / 8));
+        }
+    }
 }
 
 /// The lanes of one level: `raw` is the step loop over `S` and `D`
@@ -95,11 +111,18 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     for g in 0..full / L::UNROLL {
         let k = g * L::UNROLL;
         prefetch_ahead(src, &mut pf, (k + L::UNROLL) * sb);
-        for j in k..k + L::UNROLL {
-            // SAFETY: step j lies within the first n elements of both
-            // arrays, at a multiple of its width from the (aligned, when
-            // NT) start.
-            unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
+        // SAFETY: steps k .. k + UNROLL lie within the first n elements
+        // of both arrays, at a multiple of their width from the (aligned,
+        // when NT) start; k of twice their width where UNROLL is 2.
+        unsafe {
+            if L::UNROLL == 2 {
+                let x = S::get(src.add(k * sb));
+                D::put2::<NT>(x, S::get(src.add((k + 1) * sb)), dst.add(k * db));
+            } else {
+                for j in k..k + L::UNROLL {
+                    D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db));
+                }
+            }
         }
     }
     for j in whole..full {

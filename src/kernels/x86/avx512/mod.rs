@@ -1,8 +1,8 @@
 //! The AVX-512 level: the forms of the `steps.rs` sides in 512-bit vectors
 //! (`steps`, a child module), the rounding they share with the whole
-//! kernels here (`narrow16`, `round16`), and two whole kernels that beat
-//! the lanes for their pairs (`patch`): float32 -> float8/float4 and, with
-//! AVX512-BF16, float32 -> bfloat16.
+//! kernels here (`narrow16`, `round16`, `narrow_code16`), and two whole
+//! kernels that beat the lanes for their pairs (`patch`): float32 ->
+//! float8/float4 and, with AVX512-BF16, float32 -> bfloat16.
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
 //! every exception masked; FTZ for the float8 and float4 encoders, which
@@ -14,12 +14,12 @@
 //! see `kernels::Store`). Masked stores are always ordinary.
 
 use super::{entry, prefetch_ahead, prefetch_from, put256};
-use crate::format::{Format, Specials, E2M1FN, E4M3FN, E5M2};
+use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
 pub mod steps;
 mod wide;
-pub use steps::{Codes, Two};
+pub use steps::{Bf16Codes, Codes, Two};
 
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
@@ -472,6 +472,159 @@ fn round16(h: __m512i, odd: u32, fmt: Format) -> __m512i {
         // NaN: +0.
         Specials::Finite => {
             let r = _mm512_maskz_srl_epi16(!nan, v, shr);
+            _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_maskz_srl_epi16(!nan, h, sat), sign)
+        }
+    }
+}
+
+/// Where `narrow_code16` of `src` codes into `fmt` starts its table: the
+/// exponent field below which every lane rounds to zero (a shift of 16 or
+/// more), 0 for float16 (whose 32 fields the table holds whole).
+const fn code_base(src: Format, fmt: Format) -> i32 {
+    let tn = src.bias - fmt.bias + 1;
+    let shift = (src.fraction_bits - fmt.fraction_bits) as i32;
+    if src.exponent_bits == 5 || tn + shift < 16 {
+        0
+    } else {
+        tn + shift - 16
+    }
+}
+
+/// `narrow_code16`'s tables, by exponent field e (from `code_base`): the
+/// shift, and what to subtract from h before it (see there), for a
+/// positive h and a negative one (the same, plus the sign bit). The
+/// infinity field (float16's: bfloat16's is past the table) subtracts
+/// nothing, so that v is |h| there: a NaN is then a v above infinity's
+/// bits, which no other lane's v reaches, and infinity rounds past the cap.
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn code_tables(src: Format, fmt: Format) -> [[u16; 32]; 3] {
+    let (m, tn) = (src.fraction_bits, src.bias - fmt.bias + 1);
+    let shift = (m - fmt.fraction_bits) as i32;
+    let mut t = [[0u16; 32]; 3];
+    let mut i = 0;
+    while i < 32 {
+        let e = code_base(src, fmt) + i as i32;
+        let k = if e < tn { e } else { tn };
+        let sh = shift + tn - k;
+        let off = if sh >= 16 || e == (1 << src.exponent_bits) - 1 {
+            0
+        } else {
+            ((k - 1) << m) - ((1 << (sh - 1)) - 1)
+        };
+        t[0][i] = if sh >= 16 { 16 } else { sh as u16 };
+        t[1][i] = off as u16;
+        t[2][i] = (off + 0x8000) as u16;
+        i += 1;
+    }
+    t
+}
+
+/// The codes of `fmt` (`NarrowOut`'s format `FMT`) nearest 32 codes `h`
+/// of float16 (bfloat16 if `BF`), one a word lane, rounded once in the
+/// integers: each lane's code is its value over `fmt`'s quantum in the
+/// binade where it lands, rounded to nearest-even by a variable shift
+/// (AVX-512 BW's VPSRLVW, which gives 0 for counts past 15), the shift and
+/// offset looked up by exponent field (VPERMW and VPERMI2W, `code_tables`).
+///
+/// With m = the source's fraction bits, f = `fmt`'s, e a lane's exponent
+/// field and tn the field of `fmt`'s least normal binade, k = min(e, tn)
+/// and v = |h| - (k - 1) 2^m: for e >= tn that is |h| rebiased, `fmt`'s
+/// code times 2^(m - f), so the shift is m - f, and rounding may carry into
+/// the exponent as it should; below, v is the significand with its leading
+/// bit and each binade down shifts one more, which makes subnormals (the
+/// carry out of them gives the least normal) and, from 16 on, zeros. A
+/// source subnormal (e = 0) comes out as if its leading bit were set one
+/// binade down, wrong but harmless: with tn >= f + 2 (float16 ->
+/// float8_e4m3fn and float4_e2m1fn, every bfloat16 source; not float16 ->
+/// float8_e5m2, float16's exponent range: `round16`) it lies below half
+/// `fmt`'s least subnormal and rounds to 0 either way.
+///
+/// Nearest-even without the kept bit: with v' = v + 2^(s-1) - 1 (the
+/// table's offset folds that in), v' >> s rounds half down and
+/// (v' + 1) >> s half up; they differ by one only on a tie, where the even
+/// of the two is the half-up result with its last bit cleared. Neither
+/// overflows: v' + 1 < 2^16 wherever s < 16.
+///
+/// Past `fmt`'s range the code comes out above its largest finite one
+/// (infinities too): clamped to infinity (float8_e5m2) or saturated. NaN:
+/// float8_e5m2 keeps the top payload bits, quiet; float8_e4m3fn gives the
+/// NaN of the sign; float4_e2m1fn +0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
+    let src = if BF { BF16 } else { F16 };
+    let fmt = super::steps::narrow_format(FMT);
+    if src.bias == fmt.bias {
+        return round16(h, 0, fmt);
+    }
+    let [tsh, tpos, tneg] = const {
+        let (src, fmt) = (
+            if BF { BF16 } else { F16 },
+            super::steps::narrow_format(FMT),
+        );
+        let tn = src.bias - fmt.bias + 1;
+        assert!(tn == 1 || tn >= fmt.fraction_bits as i32 + 2);
+        code_tables(src, fmt)
+    };
+    let base = const {
+        let (src, fmt) = (
+            if BF { BF16 } else { F16 },
+            super::steps::narrow_format(FMT),
+        );
+        code_base(src, fmt)
+    };
+    let (m, f) = (src.fraction_bits, fmt.fraction_bits);
+    let w = |k: i32| _mm512_set1_epi16(k as i16);
+    // SAFETY: each table is 64 bytes.
+    let [tsh, tpos, tneg] =
+        [tsh, tpos, tneg].map(|t| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) });
+    let mv = _mm_cvtsi32_si128(m as i32);
+    let a = _mm512_and_si512(h, w(0x7FFF));
+    let (sh, v) = if BF {
+        // bfloat16's fields from `base`, clamped into the table's 32.
+        let e = _mm512_srl_epi16(a, mv);
+        let e = _mm512_min_epu16(_mm512_subs_epu16(e, w(base)), w(31));
+        let v = _mm512_sub_epi16(a, _mm512_permutexvar_epi16(e, tpos));
+        (_mm512_permutexvar_epi16(e, tsh), v)
+    } else {
+        // float16's fields are the indices, with the sign above them: it
+        // picks the offset that takes it away too (VPERMI2W reads 6 bits
+        // of each index, VPERMW 5).
+        let e = _mm512_srl_epi16(h, mv);
+        let v = _mm512_sub_epi16(h, _mm512_permutex2var_epi16(tpos, e, tneg));
+        (_mm512_permutexvar_epi16(e, tsh), v)
+    };
+    let down = _mm512_srlv_epi16(v, sh);
+    let up = _mm512_srlv_epi16(_mm512_add_epi16(v, w(1)), sh);
+    // up & !((up ^ down) & 1)
+    let r = _mm512_ternarylogic_epi32::<0xD0>(up, down, w(1));
+    // float16: v is |h| in the infinity field and below elsewhere.
+    let nan = _mm512_cmpgt_epu16_mask(if BF { a } else { v }, w(src.infinity_bits() as i32));
+    let cap = if fmt.has_infinity() {
+        fmt.infinity_bits()
+    } else {
+        fmt.max_finite_bits()
+    } as i32;
+    let sign = w(fmt.sign_mask() as i32);
+    let sat = _mm_cvtsi32_si128(16 - fmt.bits() as i32);
+    match fmt.specials {
+        Specials::Ieee => {
+            let q = fmt.infinity_bits() | 1 << (f - 1);
+            let payload = _mm512_ternarylogic_epi32::<0xF8>(
+                w(q as i32),
+                _mm512_srl_epi16(a, _mm_cvtsi32_si128((m - f) as i32)),
+                w(fmt.fraction_mask() as i32),
+            );
+            let r = _mm512_mask_min_epu16(payload, !nan, r, w(cap));
+            _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_srl_epi16(h, sat), sign)
+        }
+        Specials::FnNan => {
+            let r = _mm512_mask_min_epu16(w(fmt.magnitude_mask() as i32), !nan, r, w(cap));
+            _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_srl_epi16(h, sat), sign)
+        }
+        // NaN: +0.
+        Specials::Finite => {
+            let r = _mm512_maskz_min_epu16(!nan, r, w(cap));
             _mm512_ternarylogic_epi32::<0xF8>(r, _mm512_maskz_srl_epi16(!nan, h, sat), sign)
         }
     }

@@ -1,19 +1,22 @@
 //! The AVX-512 forms of the sides of `x86/steps.rs`: decoders and encoders
-//! that meet in float32 lanes of 512-bit vectors (`Two`) or in float16
-//! codes (`Codes`), 32 elements a step, computing what `avx2.rs`'s forms
-//! compute (the kernel tests hold both to the scalar reference). They run
-//! under the kernel's MXCSR as those do (`super::super::call`: round to
-//! nearest, toward zero for the float64 sources rounded to odd, FTZ for the
-//! float8/float4 encoders), so hardware conversions round as the marker
-//! says. What AVX-512 adds: masks in place of blends, VPERMI2W tables for
-//! float8_e4m3fn, VPERMT2W to take the top halves of 32 dwords at once,
-//! VPTESTMB for bool.
+//! that meet in float32 lanes of 512-bit vectors (`Two`), in float16
+//! codes (`Codes`) or in bfloat16 codes (`Bf16Codes`: bfloat16 -> float8
+//! and float4, which AVX2 runs in float32 lanes), 32 elements a step,
+//! computing what `avx2.rs`'s forms compute (the kernel tests hold both to
+//! the scalar reference). They run under the kernel's MXCSR as those do
+//! (`super::super::call`: round to nearest, toward zero for the float64
+//! sources rounded to odd, FTZ for the float8/float4 encoders), so
+//! hardware conversions round as the marker says. What AVX-512 adds: masks
+//! in place of blends, VPERMI2W tables for float8_e4m3fn, VPERMT2W to take
+//! the top halves of 32 dwords at once, VPTESTMB for bool, variable word
+//! shifts (VPSRLVW) to round float16 and bfloat16 codes into float8/float4
+//! without widening them.
 
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
-use super::{bf16_round, halves, join, narrow16, put512, round16, RN};
-use crate::format::{Format, BF16, E2M1FN, E4M3FN, E5M2, F16, F32};
+use super::{bf16_round, halves, join, narrow16, narrow_code16, put512, RN};
+use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
 
 type Z = __m512i;
@@ -37,6 +40,18 @@ unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
 }
 
 impl Lanes for Two {
+    const UNROLL: usize = 2;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
+    }
+}
+
+/// 32 elements as bfloat16 codes, element j in word j: bfloat16 rounds
+/// into float8/float4 in them (`narrow_code16`).
+#[derive(Clone, Copy)]
+pub struct Bf16Codes(Z);
+
+impl Lanes for Bf16Codes {
     const UNROLL: usize = 2;
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
         run::<Self, S, D, NT>
@@ -248,6 +263,16 @@ impl VSrc<Codes> for F16In {
     unsafe fn get(p: *const u8) -> Codes {
         // SAFETY: the caller's 64 bytes.
         unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+}
+
+/// The codes as they are (the encoders handle NaNs themselves).
+impl VSrc<Bf16Codes> for Bf16In<false> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn get(p: *const u8) -> Bf16Codes {
+        // SAFETY: the caller's 64 bytes.
+        Bf16Codes(unsafe { _mm512_loadu_si512(p.cast()) })
     }
 }
 
@@ -631,13 +656,40 @@ impl VDst<Two> for Bf16Top {
     }
 }
 
-/// float16 codes rounded to float8_e5m2 in place (`round16`).
-impl VDst<Codes> for E5m2Out {
+/// float16 codes rounded in the integers (`narrow_code16`).
+impl<const FMT: u8> VDst<Codes> for NarrowOut<FMT> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Codes, p: *mut u8) {
-        // SAFETY: the caller's 32 bytes.
-        unsafe { put256::<NT>(p, _mm512_cvtepi16_epi8(round16(x, 0, E5M2))) }
+        let w = narrow_code16::<false, FMT>(x);
+        // SAFETY: the caller's STEP * BITS / 8 bytes.
+        unsafe { put_codes::<NT>(w, Self::BITS, p) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put2<const NT: bool>(x0: Codes, x1: Codes, p: *mut u8) {
+        let [w0, w1] = [x0, x1].map(|x| narrow_code16::<false, FMT>(x));
+        // SAFETY: the caller's two steps.
+        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
+    }
+}
+
+impl<const FMT: u8> VDst<Bf16Codes> for NarrowOut<FMT> {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Bf16Codes, p: *mut u8) {
+        let w = narrow_code16::<true, FMT>(x.0);
+        // SAFETY: the caller's STEP * BITS / 8 bytes.
+        unsafe { put_codes::<NT>(w, Self::BITS, p) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put2<const NT: bool>(x0: Bf16Codes, x1: Bf16Codes, p: *mut u8) {
+        let [w0, w1] = [x0, x1].map(|x| narrow_code16::<true, FMT>(x.0));
+        // SAFETY: the caller's two steps.
+        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
     }
 }
 
@@ -645,22 +697,72 @@ impl<const FMT: u8, const FOLDED: bool> VDst<Two> for NarrowOut<FMT, FOLDED> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        let f = narrow_format(FMT);
-        // Round to odd where a bit narrow16 drops is set (`narrow16`); a
-        // folded source did that itself.
-        let odd = if FOLDED {
-            0
+        // SAFETY: the caller's STEP * BITS / 8 bytes.
+        unsafe { put_codes::<NT>(narrow_two::<FMT, FOLDED>(x), Self::BITS, p) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put2<const NT: bool>(x0: Two, x1: Two, p: *mut u8) {
+        let [w0, w1] = [x0, x1].map(|x| narrow_two::<FMT, FOLDED>(x));
+        // SAFETY: the caller's two steps.
+        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
+    }
+}
+
+/// `NarrowOut<FMT, FOLDED>`'s codes of a step, one a word lane.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
+    let f = narrow_format(FMT);
+    // Round to odd where a bit narrow16 drops is set (`narrow16`); a
+    // folded source did that itself.
+    let odd = if FOLDED {
+        0
+    } else {
+        test(x, (1 << (12 + 10 - f.fraction_bits)) - 1)
+    };
+    narrow16(x[0], x[1], odd, f)
+}
+
+/// Store two steps' float8 codes (`bits` 8: one VPACKUSWB and a
+/// permute in place of two VPMOVWB, two operations each) or float4 codes.
+///
+/// # Safety
+/// `p` is writable for `8 * bits` bytes (aligned to 64 when `NT`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn put_codes2<const NT: bool>(w0: Z, w1: Z, bits: usize, p: *mut u8) {
+    // SAFETY: forwarded.
+    unsafe {
+        if bits == 8 {
+            // Quadword 2L + k holds step k's bytes of 128-bit lane L (every
+            // code is at most 0xFF: the pack's saturation changes nothing).
+            let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+            put512::<NT>(
+                p,
+                _mm512_permutexvar_epi64(order, _mm512_packus_epi16(w0, w1)),
+            );
         } else {
-            test(x, (1 << (12 + 10 - f.fraction_bits)) - 1)
-        };
-        let w = narrow16(x[0], x[1], odd, f);
-        // SAFETY: the caller's 32 (float4: 16) bytes.
-        unsafe {
-            if Self::BITS == 4 {
-                put128::<NT>(p, words_to_nibbles(w));
-            } else {
-                put256::<NT>(p, _mm512_cvtepi16_epi8(w));
-            }
+            put_codes::<NT>(w0, bits, p);
+            put_codes::<NT>(w1, bits, p.add(4 * bits));
+        }
+    }
+}
+
+/// Store 32 float8 (`bits` 8) or float4 (4) codes, one a word lane.
+///
+/// # Safety
+/// `p` is writable for `4 * bits` bytes (aligned to that when `NT`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn put_codes<const NT: bool>(w: Z, bits: usize, p: *mut u8) {
+    // SAFETY: forwarded.
+    unsafe {
+        if bits == 4 {
+            put128::<NT>(p, words_to_nibbles(w));
+        } else {
+            put256::<NT>(p, _mm512_cvtepi16_epi8(w));
         }
     }
 }
