@@ -15,7 +15,7 @@
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
-use super::{bf16_round, halves, join, narrow16, narrow_code16, put512, RN};
+use super::{bf16_round, halves, join, narrow16, narrow_code16, pair_nibbles, put512, RN};
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
 
@@ -725,8 +725,10 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
     narrow16(x[0], x[1], odd, f)
 }
 
-/// Store two steps' float8 codes (`bits` 8: one VPACKUSWB and a
-/// permute in place of two VPMOVWB, two operations each) or float4 codes.
+/// Store two steps' float8 codes (`bits` 8: one VPACKUSWB and a permute in
+/// place of two VPMOVWB, two operations each) or float4 codes (two
+/// VPACKUSWB, a VPMADDUBSW and a permute in place of two VPMADDWD and two
+/// VPMOVDB).
 ///
 /// # Safety
 /// `p` is writable for `8 * bits` bytes (aligned to 64 when `NT`).
@@ -744,8 +746,11 @@ unsafe fn put_codes2<const NT: bool>(w0: Z, w1: Z, bits: usize, p: *mut u8) {
                 _mm512_permutexvar_epi64(order, _mm512_packus_epi16(w0, w1)),
             );
         } else {
-            put_codes::<NT>(w0, bits, p);
-            put_codes::<NT>(w1, bits, p.add(4 * bits));
+            // Lane L of the pairs: step 0's 4 bytes of it, then step 1's.
+            let n = pair_nibbles(_mm512_packus_epi16(w0, w1));
+            let order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
+            let b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(n, n));
+            put256::<NT>(p, _mm512_castsi512_si256(b));
         }
     }
 }
