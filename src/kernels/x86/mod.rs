@@ -317,9 +317,13 @@ fn build(isa: Isa) -> Table {
                 );
                 // float16 and bfloat16 -> float8/float4 rounded in their
                 // codes (VPSRLVW: AVX-512 BW's variable word shifts).
-                pairs!(t, k_lanes<avx512::Codes>, Side; [F16In] => [E4m3Out, E2m1Out]);
+                // So do bool and bit from them and from the float8 formats,
+                // without widening to float32.
+                pairs!(t, k_lanes<avx512::Codes>, Side;
+                    [F16In] => [E4m3Out, E2m1Out];
+                    [F16In, E4m3In, E5m2In] => [BoolOut, BitOut]);
                 pairs!(t, k_lanes<avx512::Bf16Codes>, Side;
-                    [Bf16In<false>] => [E4m3Out, E5m2Out, E2m1Out]);
+                    [Bf16In<false>] => [E4m3Out, E5m2Out, E2m1Out, BoolOut, BitOut]);
             }
             // Widenings into float32 and float64 from sources decoded
             // without a table (not float8_e4m3fn, whose VPERMI2W lookup
