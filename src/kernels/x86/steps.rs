@@ -58,8 +58,15 @@ pub trait VDst<L>: Side {
     /// smaller of that and 64 when `NT`; CPU and MXCSR as `VSrc::get`.
     unsafe fn put<const NT: bool>(x: L, p: *mut u8);
 
+    /// Whether the step loop hands this encoder two steps at once (`put2`),
+    /// where the level unrolls by two.
+    const PAIRED: bool = false;
+
     /// Two steps, `x1`'s elements after `x0`'s: for encoders that pack two
-    /// steps' results in fewer operations than one each.
+    /// steps' results in fewer operations than one each (`PAIRED`). The
+    /// default is never called by the step loop: it would keep `put` from
+    /// being inlined (this body has no CPU features), which halved the
+    /// light pairs (int8 -> bit 42 -> 21 Gelem/s).
     ///
     /// # Safety
     /// As `put`, for two steps (`p` aligned to the smaller of their width
@@ -115,7 +122,7 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
         // of both arrays, at a multiple of their width from the (aligned,
         // when NT) start; k of twice their width where UNROLL is 2.
         unsafe {
-            if L::UNROLL == 2 {
+            if L::UNROLL == 2 && D::PAIRED {
                 let x = S::get(src.add(k * sb));
                 D::put2::<NT>(x, S::get(src.add((k + 1) * sb)), dst.add(k * db));
             } else {

@@ -666,6 +666,8 @@ impl<const FMT: u8> VDst<Codes> for NarrowOut<FMT> {
         unsafe { put_codes::<NT>(w, Self::BITS, p) }
     }
 
+    const PAIRED: bool = true;
+
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put2<const NT: bool>(x0: Codes, x1: Codes, p: *mut u8) {
@@ -684,6 +686,8 @@ impl<const FMT: u8> VDst<Bf16Codes> for NarrowOut<FMT> {
         unsafe { put_codes::<NT>(w, Self::BITS, p) }
     }
 
+    const PAIRED: bool = true;
+
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put2<const NT: bool>(x0: Bf16Codes, x1: Bf16Codes, p: *mut u8) {
@@ -700,6 +704,8 @@ impl<const FMT: u8, const FOLDED: bool> VDst<Two> for NarrowOut<FMT, FOLDED> {
         // SAFETY: the caller's STEP * BITS / 8 bytes.
         unsafe { put_codes::<NT>(narrow_two::<FMT, FOLDED>(x), Self::BITS, p) }
     }
+
+    const PAIRED: bool = true;
 
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
