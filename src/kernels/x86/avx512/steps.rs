@@ -656,65 +656,42 @@ impl VDst<Two> for Bf16Top {
     }
 }
 
-/// float16 codes rounded in the integers (`narrow_code16`).
-impl<const FMT: u8> VDst<Codes> for NarrowOut<FMT> {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put<const NT: bool>(x: Codes, p: *mut u8) {
-        let w = narrow_code16::<false, FMT>(x);
-        // SAFETY: the caller's STEP * BITS / 8 bytes.
-        unsafe { put_codes::<NT>(w, Self::BITS, p) }
-    }
+/// `NarrowOut` in lanes `$L`: `$codes` gives a step's codes, one a word
+/// lane, and two steps are stored together (`put_codes2`).
+macro_rules! narrow_out {
+    ($L:ty, [$($gen:tt)*], $T:ty, $codes:expr) => {
+        impl<$($gen)*> VDst<$L> for $T {
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+            unsafe fn put<const NT: bool>(x: $L, p: *mut u8) {
+                // SAFETY: the caller's STEP * BITS / 8 bytes.
+                unsafe { put_codes::<NT>($codes(x), Self::BITS, p) }
+            }
 
-    const PAIRED: bool = true;
+            const PAIRED: bool = true;
 
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put2<const NT: bool>(x0: Codes, x1: Codes, p: *mut u8) {
-        let [w0, w1] = [x0, x1].map(|x| narrow_code16::<false, FMT>(x));
-        // SAFETY: the caller's two steps.
-        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
-    }
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+            unsafe fn put2<const NT: bool>(x0: $L, x1: $L, p: *mut u8) {
+                let [w0, w1] = [x0, x1].map($codes);
+                // SAFETY: the caller's two steps.
+                unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
+            }
+        }
+    };
 }
-
-impl<const FMT: u8> VDst<Bf16Codes> for NarrowOut<FMT> {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put<const NT: bool>(x: Bf16Codes, p: *mut u8) {
-        let w = narrow_code16::<true, FMT>(x.0);
-        // SAFETY: the caller's STEP * BITS / 8 bytes.
-        unsafe { put_codes::<NT>(w, Self::BITS, p) }
-    }
-
-    const PAIRED: bool = true;
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put2<const NT: bool>(x0: Bf16Codes, x1: Bf16Codes, p: *mut u8) {
-        let [w0, w1] = [x0, x1].map(|x| narrow_code16::<true, FMT>(x.0));
-        // SAFETY: the caller's two steps.
-        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
-    }
-}
-
-impl<const FMT: u8, const FOLDED: bool> VDst<Two> for NarrowOut<FMT, FOLDED> {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        // SAFETY: the caller's STEP * BITS / 8 bytes.
-        unsafe { put_codes::<NT>(narrow_two::<FMT, FOLDED>(x), Self::BITS, p) }
-    }
-
-    const PAIRED: bool = true;
-
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put2<const NT: bool>(x0: Two, x1: Two, p: *mut u8) {
-        let [w0, w1] = [x0, x1].map(|x| narrow_two::<FMT, FOLDED>(x));
-        // SAFETY: the caller's two steps.
-        unsafe { put_codes2::<NT>(w0, w1, Self::BITS, p) }
-    }
-}
+// float16 and bfloat16 codes rounded in the integers (`narrow_code16`),
+// float32 lanes through float16 (`narrow16`).
+narrow_out!(Codes, [const FMT: u8], NarrowOut<FMT>, |x| narrow_code16::<false, FMT>(x));
+narrow_out!(Bf16Codes, [const FMT: u8], NarrowOut<FMT>, |x: Bf16Codes| {
+    narrow_code16::<true, FMT>(x.0)
+});
+narrow_out!(
+    Two,
+    [const FMT: u8, const FOLDED: bool],
+    NarrowOut<FMT, FOLDED>,
+    |x| narrow_two::<FMT, FOLDED>(x)
+);
 
 /// `NarrowOut<FMT, FOLDED>`'s codes of a step, one a word lane.
 #[inline]
