@@ -477,10 +477,15 @@ fn round16(h: __m512i, odd: u32, fmt: Format) -> __m512i {
     }
 }
 
+/// `narrow_code16::<BF, FMT>`'s source and destination formats.
+const fn code_formats(bf: bool, fmt: u8) -> (Format, Format) {
+    (if bf { BF16 } else { F16 }, super::steps::narrow_format(fmt))
+}
+
 /// Where `narrow_code16` of `src` codes into `fmt` starts its table: the
 /// exponent field below which every lane rounds to zero (a shift of 16 or
 /// more), 0 for float16 (whose 32 fields the table holds whole).
-const fn code_base(src: Format, fmt: Format) -> i32 {
+const fn code_base((src, fmt): (Format, Format)) -> i32 {
     let tn = src.bias - fmt.bias + 1;
     let shift = (src.fraction_bits - fmt.fraction_bits) as i32;
     if src.exponent_bits == 5 || tn + shift < 16 {
@@ -497,13 +502,13 @@ const fn code_base(src: Format, fmt: Format) -> i32 {
 /// nothing, so that v is |h| there: a NaN is then a v above infinity's
 /// bits, which no other lane's v reaches, and infinity rounds past the cap.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const fn code_tables(src: Format, fmt: Format) -> [[u16; 32]; 3] {
+const fn code_tables((src, fmt): (Format, Format)) -> [[u16; 32]; 3] {
     let (m, tn) = (src.fraction_bits, src.bias - fmt.bias + 1);
     let shift = (m - fmt.fraction_bits) as i32;
     let mut t = [[0u16; 32]; 3];
     let mut i = 0;
     while i < 32 {
-        let e = code_base(src, fmt) + i as i32;
+        let e = code_base((src, fmt)) + i as i32;
         let k = if e < tn { e } else { tn };
         let sh = shift + tn - k;
         let off = if sh >= 16 || e == (1 << src.exponent_bits) - 1 {
@@ -552,27 +557,17 @@ const fn code_tables(src: Format, fmt: Format) -> [[u16; 32]; 3] {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
-    let src = if BF { BF16 } else { F16 };
-    let fmt = super::steps::narrow_format(FMT);
+    let (src, fmt) = code_formats(BF, FMT);
     if src.bias == fmt.bias {
         return round16(h, 0, fmt);
     }
     let [tsh, tpos, tneg] = const {
-        let (src, fmt) = (
-            if BF { BF16 } else { F16 },
-            super::steps::narrow_format(FMT),
-        );
+        let (src, fmt) = code_formats(BF, FMT);
         let tn = src.bias - fmt.bias + 1;
         assert!(tn == 1 || tn >= fmt.fraction_bits as i32 + 2);
-        code_tables(src, fmt)
+        code_tables((src, fmt))
     };
-    let base = const {
-        let (src, fmt) = (
-            if BF { BF16 } else { F16 },
-            super::steps::narrow_format(FMT),
-        );
-        code_base(src, fmt)
-    };
+    let base = const { code_base(code_formats(BF, FMT)) };
     let (m, f) = (src.fraction_bits, fmt.fraction_bits);
     let w = |k: i32| _mm512_set1_epi16(k as i16);
     // SAFETY: each table is 64 bytes.
