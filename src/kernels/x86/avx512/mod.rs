@@ -479,7 +479,10 @@ fn round16(h: __m512i, odd: u32, fmt: Format) -> __m512i {
 
 /// `narrow_code16::<BF, FMT>`'s source and destination formats.
 const fn code_formats(bf: bool, fmt: u8) -> (Format, Format) {
-    (if bf { BF16 } else { F16 }, super::steps::narrow_format(fmt))
+    (
+        if bf { BF16 } else { F16 },
+        super::steps::narrow_format(fmt),
+    )
 }
 
 /// Where `narrow_code16` of `src` codes into `fmt` starts its table: the
