@@ -153,7 +153,15 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     }
 }
 
+/// `Side` for a marker, or for one with a `bool` parameter `$g` that its
+/// code may depend on (signed or not, complex or not).
 macro_rules! side {
+    ($t:ident<$g:ident>, $dt:expr $(, $env:expr)?) => {
+        impl<const $g: bool> Side for $t<$g> {
+            const DT: i32 = $dt;
+            $(const ENV: u32 = $env;)?
+        }
+    };
     ($t:ty, $dt:expr $(, $env:expr)?) => {
         impl Side for $t {
             const DT: i32 = $dt;
@@ -176,9 +184,7 @@ side!(F16In, NX_FLOAT16);
 /// they quiet a NaN themselves (VCVTPS2PH, VCVTPS2PD, the float8 rounding)
 /// or drop its bits (integers, bool).
 pub struct Bf16In<const QUIET: bool>;
-impl<const QUIET: bool> Side for Bf16In<QUIET> {
-    const DT: i32 = NX_BFLOAT16;
-}
+side!(Bf16In<QUIET>, NX_BFLOAT16);
 
 /// float8_e4m3fn: 0x7F and 0xFF are NaN (widened to the quiet NaN of the
 /// sign).
@@ -193,19 +199,13 @@ pub struct E2m1In;
 side!(E2m1In, NX_FLOAT4_E2M1FN);
 
 pub struct I8In<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I8In<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT8 } else { NX_UINT8 };
-}
+side!(I8In<SIGNED>, if SIGNED { NX_INT8 } else { NX_UINT8 });
 
 pub struct I4In<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I4In<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT4 } else { NX_UINT4 };
-}
+side!(I4In<SIGNED>, if SIGNED { NX_INT4 } else { NX_UINT4 });
 
 pub struct I16In<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I16In<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT16 } else { NX_UINT16 };
-}
+side!(I16In<SIGNED>, if SIGNED { NX_INT16 } else { NX_UINT16 });
 
 /// bool: any byte but 0 is true (1.0).
 pub struct BoolIn;
@@ -219,9 +219,7 @@ side!(BitIn, NX_BIT);
 /// `C` (in each of the float64 markers): complex128's real parts instead
 /// (SEMANTICS.md: a complex converts to a real type as its real part).
 pub struct F64Near<const C: bool = false>;
-impl<const C: bool> Side for F64Near<C> {
-    const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
-}
+side!(F64Near<C>, if C { NX_COMPLEX128 } else { NX_FLOAT64 });
 
 /// float64 rounded to odd: VCVTPD2PS under round-toward-zero, then the
 /// last bit set where that was inexact (the float32 widened back differs;
@@ -246,10 +244,11 @@ impl<const C: bool> Side for F64Near<C> {
 /// An integer destination truncates the odd float32 as it would x: below
 /// 2^24 the two are one number, above they saturate alike.
 pub struct F64Odd<const C: bool = false>;
-impl<const C: bool> Side for F64Odd<C> {
-    const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
-    const ENV: u32 = TOWARD_ZERO;
-}
+side!(
+    F64Odd<C>,
+    if C { NX_COMPLEX128 } else { NX_FLOAT64 },
+    TOWARD_ZERO
+);
 
 /// float64 -> float32 bits that round into the destination as float64
 /// would, by integer work in place of `F64Odd`'s widening back and compare:
@@ -293,26 +292,26 @@ impl<const B: u32, const C: bool> Side for F64Fold<B, C> {
 /// int32 and uint32 (`SIGNED`), rounded to nearest-even (VCVTDQ2PS): for
 /// float32 destinations.
 pub struct I32Near<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I32Near<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
-}
+side!(I32Near<SIGNED>, if SIGNED { NX_INT32 } else { NX_UINT32 });
 
 /// int32 and uint32 rounded to odd (as `F64Odd`, whose comment says why):
 /// converted under round-toward-zero, the last bit set where converting
 /// back (truncating) gives another integer; for the destinations narrower
 /// than float32, the integers and bool.
 pub struct I32Odd<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I32Odd<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
-    const ENV: u32 = TOWARD_ZERO;
-}
+side!(
+    I32Odd<SIGNED>,
+    if SIGNED { NX_INT32 } else { NX_UINT32 },
+    TOWARD_ZERO
+);
 
 /// int64 and uint64 rounded to odd in float32 (as `I32Odd`; AVX-512 only).
 pub struct I64Odd<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I64Odd<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT64 } else { NX_UINT64 };
-    const ENV: u32 = TOWARD_ZERO;
-}
+side!(
+    I64Odd<SIGNED>,
+    if SIGNED { NX_INT64 } else { NX_UINT64 },
+    TOWARD_ZERO
+);
 
 /// complex64's real parts (exact): what a complex64 converts to, but for
 /// the complex destinations and bool (SEMANTICS.md: the imaginary part is
@@ -406,16 +405,12 @@ pub type U4Out = IntOut<0, 15, 4>;
 /// values exactly (so not from float64 or the 32-bit integers): truncated,
 /// saturated, NaN 0 (SEMANTICS.md).
 pub struct I32Out<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I32Out<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT32 } else { NX_UINT32 };
-}
+side!(I32Out<SIGNED>, if SIGNED { NX_INT32 } else { NX_UINT32 });
 
 /// int64 and uint64 from float32 lanes that hold the source's values
 /// exactly (as `I32Out`; AVX-512 only).
 pub struct I64Out<const SIGNED: bool>;
-impl<const SIGNED: bool> Side for I64Out<SIGNED> {
-    const DT: i32 = if SIGNED { NX_INT64 } else { NX_UINT64 };
-}
+side!(I64Out<SIGNED>, if SIGNED { NX_INT64 } else { NX_UINT64 });
 
 /// complex64 from float32 lanes that are the float32 results already (the
 /// float32 destination's sources), imaginary parts +0.
