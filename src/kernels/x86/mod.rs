@@ -210,6 +210,17 @@ pub fn stream_end() {
 
 type Table = [[Option<SimdKernel>; COUNT]; COUNT];
 
+/// Make `k` the kernel for `s -> d` in `t` (codes out of range change
+/// nothing).
+fn set(t: &mut Table, s: i32, d: i32, k: SimdKernel) {
+    if let Some(cell) = t
+        .get_mut(s as usize)
+        .and_then(|row| row.get_mut(d as usize))
+    {
+        *cell = Some(k);
+    }
+}
+
 /// Put `$k::<L, S, D>` in `t` for every `S -> D` of the lists, their
 /// dtype codes read through the trait `$side` (pairs of one dtype never
 /// reach the table: `Kernel::of` moves them). A later list replaces an
@@ -219,14 +230,7 @@ macro_rules! pairs {
         $( $( pairs!(@one $t, $k<$L>, $side, $S => $ds); )* )*
     };
     (@one $t:ident, $k:ident<$L:ty>, $side:path, $S:ty => [$($D:ty),*]) => {
-        $(
-            if let Some(cell) = $t
-                .get_mut(<$S as $side>::DT as usize)
-                .and_then(|row| row.get_mut(<$D as $side>::DT as usize))
-            {
-                *cell = Some($k::<$L, $S, $D>);
-            }
-        )*
+        $( set(&mut $t, <$S as $side>::DT, <$D as $side>::DT, $k::<$L, $S, $D>); )*
     };
 }
 
@@ -291,9 +295,7 @@ macro_rules! lane_pairs {
             (NX_COMPLEX128, NX_COMPLEX64, parts::<$f32, F64Near, F32Out> as SimdKernel),
             (NX_COMPLEX64, NX_COMPLEX128, parts::<$f32, F32In, F64Out>),
         ] {
-            if let Some(cell) = $t.get_mut(s as usize).and_then(|row| row.get_mut(d as usize)) {
-                *cell = Some(k);
-            }
+            set(&mut $t, s, d, k);
         }
     }};
 }
@@ -315,10 +317,13 @@ fn build(isa: Isa) -> Table {
                     [F32In, F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, C64In, I8In<true>,
                      I8In<false>, I4In<true>, I4In<false>, BitIn] => [I64Out<true>, I64Out<false>];
                 );
-                // float16 and bfloat16 -> float8/float4 rounded in their
-                // codes (VPSRLVW: AVX-512 BW's variable word shifts).
-                // So do bool and bit from them and from the float8 formats,
-                // without widening to float32.
+            }
+            // float16 and bfloat16 -> float8/float4 rounded in their codes
+            // (VPSRLVW: AVX-512 BW's variable word shifts), and bool and bit
+            // tested in them and in the float8 formats' float16 codes,
+            // without widening to float32.
+            {
+                use steps::*;
                 pairs!(t, k_lanes<avx512::Codes>, Side;
                     [F16In] => [E4m3Out, E2m1Out];
                     [F16In, E4m3In, E5m2In] => [BoolOut, BitOut]);

@@ -758,11 +758,7 @@ entry!(z_u64_to_c64, wide::u64_to_c64, 64, 64);
 /// with AVX512-BF16).
 pub fn patch(t: &mut super::Table) {
     use crate::ffi::*;
-    let mut set = |s: i32, d: i32, k: crate::kernels::SimdKernel| {
-        if let Some(cell) = t.get_mut(s as usize).and_then(|r| r.get_mut(d as usize)) {
-            *cell = Some(k);
-        }
-    };
+    let mut set = |s: i32, d: i32, k| super::set(t, s, d, k);
     set(NX_FLOAT32, NX_FLOAT8_E4M3FN, z_f32_to_e4m3);
     set(NX_FLOAT32, NX_FLOAT8_E5M2, z_f32_to_e5m2);
     set(NX_FLOAT32, NX_FLOAT4_E2M1FN, z_f32_to_e2m1);
