@@ -628,6 +628,13 @@ fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
     }
 }
 
+/// 32 words (each < 16) as 16 bytes of nibbles, low nibble first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn words_to_nibbles(w: __m512i) -> __m128i {
+    _mm512_cvtepi32_epi8(_mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001)))
+}
+
 /// Bytes (codes of at most 4 bits) paired into nibbles, low first: word j
 /// of the result is byte 2j + 16 * byte 2j + 1 (VPMADDUBSW).
 #[inline]
@@ -661,7 +668,6 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
         narrow16(x0, x1, odd, F::F)
     };
     // Word pairs into dwords holding a byte each: low + 16 * high.
-    let nibbles = |w| _mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001));
     // A step: 64 lanes into 64 bytes (float8: two groups packed, VPACKUSWB,
     // and put back in order), or 128 lanes into 64 bytes (float4: groups
     // packed two by two into bytes, those paired into nibbles, the two
@@ -703,7 +709,7 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
                 let w = words(m, src.add(sb * i));
                 if nib {
                     let keep = ((1u32 << left.div_ceil(2)) - 1) as u16;
-                    let b = reg128(_mm512_cvtepi32_epi8(nibbles(w)));
+                    let b = reg128(words_to_nibbles(w));
                     full::_mm_mask_storeu_epi8(dst.add(i / 2).cast(), keep, b);
                 } else {
                     let b = reg256(_mm512_cvtepi16_epi8(w));

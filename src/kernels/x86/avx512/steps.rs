@@ -15,7 +15,9 @@
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
-use super::{bf16_round, halves, join, narrow16, narrow_code16, pair_nibbles, put512, RN};
+use super::{
+    bf16_round, halves, join, narrow16, narrow_code16, pair_nibbles, put512, words_to_nibbles, RN,
+};
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
 
@@ -207,13 +209,6 @@ fn top_words(a: Z, b: Z) -> Z {
         17, 15, 13, 11, 9, 7, 5, 3, 1,
     );
     _mm512_permutex2var_epi16(a, odd, b)
-}
-
-/// 32 words (each < 16) as 16 bytes of nibbles, low nibble first.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn words_to_nibbles(w: Z) -> __m128i {
-    _mm512_cvtepi32_epi8(_mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001)))
 }
 
 /// 1.0 in the lanes whose bit of `m` is set, else 0 (bit j, element j).
