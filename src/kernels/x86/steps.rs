@@ -31,9 +31,10 @@ pub trait Side {
 }
 
 /// The bits of the dtype whose code is `dt`.
-// Only evaluated for `Side::BITS`, a constant: a bad code fails the build.
+// Only evaluated in constants (`Side::BITS`, `avx512::patch`): a bad code
+// fails the build.
 #[allow(clippy::panic)]
-const fn dtype_bits(dt: i32) -> usize {
+pub(crate) const fn dtype_bits(dt: i32) -> usize {
     match Dtype::from_code(dt) {
         Some(d) => d.bits() as usize,
         None => panic!("no such dtype code"),

@@ -720,42 +720,6 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
     );
 }
 
-entry!(z_f32_to_e4m3, to_narrow[E4m3], 32, 8);
-entry!(z_f32_to_e5m2, to_narrow[E5m2], 32, 8);
-entry!(z_f32_to_e2m1, to_narrow[E2m1], 32, 4);
-entry!(z_f32_to_bf16_ne, f32_to_bf16_ne, 32, 16);
-entry!(z_f64_to_i64, wide::f64_to_i64, 64, 64);
-entry!(z_f64_to_u64, wide::f64_to_u64, 64, 64);
-entry!(z_f64_to_i32, wide::f64_to_i32, 64, 32);
-entry!(z_f64_to_u32, wide::f64_to_u32, 64, 32);
-entry!(z_i64_to_f64, wide::i64_to_f64, 64, 64);
-entry!(z_u64_to_f64, wide::u64_to_f64, 64, 64);
-entry!(z_i64_to_f32, wide::i64_to_f32, 64, 32);
-entry!(z_u64_to_f32, wide::u64_to_f32, 64, 32);
-entry!(z_i32_to_f64, wide::i32_to_f64, 32, 64);
-entry!(z_u32_to_f64, wide::u32_to_f64, 32, 64);
-entry!(z_i64_to_i32, wide::i64_to_i32, 64, 32);
-entry!(z_i64_to_u32, wide::i64_to_u32, 64, 32);
-entry!(z_u64_to_i32, wide::u64_to_i32, 64, 32);
-entry!(z_u64_to_u32, wide::u64_to_u32, 64, 32);
-entry!(z_i64_to_u64, wide::i64_to_u64, 64, 64);
-entry!(z_u64_to_i64, wide::u64_to_i64, 64, 64);
-entry!(z_i32_to_i64, wide::i32_to_i64, 32, 64);
-entry!(z_i32_to_u64, wide::i32_to_u64, 32, 64);
-entry!(z_u32_to_64, wide::u32_to_i64, 32, 64);
-entry!(z_c128_to_f64, wide::c128_to_f64, 128, 64);
-entry!(z_f64_to_c128, wide::f64_to_c128, 64, 128);
-entry!(z_c128_to_i64, wide::c128_to_i64, 128, 64);
-entry!(z_c128_to_u64, wide::c128_to_u64, 128, 64);
-entry!(z_c128_to_i32, wide::c128_to_i32, 128, 32);
-entry!(z_c128_to_u32, wide::c128_to_u32, 128, 32);
-entry!(z_i32_to_c128, wide::i32_to_c128, 32, 128);
-entry!(z_u32_to_c128, wide::u32_to_c128, 32, 128);
-entry!(z_i64_to_c128, wide::i64_to_c128, 64, 128);
-entry!(z_u64_to_c128, wide::u64_to_c128, 64, 128);
-entry!(z_i64_to_c64, wide::i64_to_c64, 64, 64);
-entry!(z_u64_to_c64, wide::u64_to_c64, 64, 64);
-
 /// Put the whole kernels in the AVX-512 level's table: among the wide
 /// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
 /// are faster (in cache, measured with `make bench-levels`: 6-8% for
@@ -763,44 +727,57 @@ entry!(z_u64_to_c64, wide::u64_to_c64, 64, 64);
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16).
 pub fn patch(t: &mut super::Table) {
+    use super::steps::dtype_bits;
     use crate::ffi::*;
-    let mut set = |s: i32, d: i32, k| super::set(t, s, d, k);
-    set(NX_FLOAT32, NX_FLOAT8_E4M3FN, z_f32_to_e4m3);
-    set(NX_FLOAT32, NX_FLOAT8_E5M2, z_f32_to_e5m2);
-    set(NX_FLOAT32, NX_FLOAT4_E2M1FN, z_f32_to_e2m1);
-    if is_x86_feature_detected!("avx512bf16") {
-        set(NX_FLOAT32, NX_BFLOAT16, z_f32_to_bf16_ne);
+    // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
+    // from the two dtypes' codes, put in `t` for that pair.
+    macro_rules! whole {
+        ($($s:ident -> $d:ident: $($f:ident)::+ $([$g:ty])?;)*) => {$({
+            const BITS: (usize, usize) = (dtype_bits($s), dtype_bits($d));
+            entry!(k, $($f)::+ $([$g])?, BITS.0, BITS.1);
+            super::set(t, $s, $d, k);
+        })*};
     }
-    set(NX_FLOAT64, NX_INT64, z_f64_to_i64);
-    set(NX_FLOAT64, NX_UINT64, z_f64_to_u64);
-    set(NX_FLOAT64, NX_INT32, z_f64_to_i32);
-    set(NX_FLOAT64, NX_UINT32, z_f64_to_u32);
-    set(NX_INT64, NX_FLOAT64, z_i64_to_f64);
-    set(NX_UINT64, NX_FLOAT64, z_u64_to_f64);
-    set(NX_INT64, NX_FLOAT32, z_i64_to_f32);
-    set(NX_UINT64, NX_FLOAT32, z_u64_to_f32);
-    set(NX_INT32, NX_FLOAT64, z_i32_to_f64);
-    set(NX_UINT32, NX_FLOAT64, z_u32_to_f64);
-    set(NX_INT64, NX_INT32, z_i64_to_i32);
-    set(NX_INT64, NX_UINT32, z_i64_to_u32);
-    set(NX_UINT64, NX_INT32, z_u64_to_i32);
-    set(NX_UINT64, NX_UINT32, z_u64_to_u32);
-    set(NX_INT64, NX_UINT64, z_i64_to_u64);
-    set(NX_UINT64, NX_INT64, z_u64_to_i64);
-    set(NX_INT32, NX_INT64, z_i32_to_i64);
-    set(NX_INT32, NX_UINT64, z_i32_to_u64);
-    set(NX_UINT32, NX_INT64, z_u32_to_64);
-    set(NX_UINT32, NX_UINT64, z_u32_to_64);
-    set(NX_COMPLEX128, NX_FLOAT64, z_c128_to_f64);
-    set(NX_FLOAT64, NX_COMPLEX128, z_f64_to_c128);
-    set(NX_COMPLEX128, NX_INT64, z_c128_to_i64);
-    set(NX_COMPLEX128, NX_UINT64, z_c128_to_u64);
-    set(NX_COMPLEX128, NX_INT32, z_c128_to_i32);
-    set(NX_COMPLEX128, NX_UINT32, z_c128_to_u32);
-    set(NX_INT32, NX_COMPLEX128, z_i32_to_c128);
-    set(NX_UINT32, NX_COMPLEX128, z_u32_to_c128);
-    set(NX_INT64, NX_COMPLEX128, z_i64_to_c128);
-    set(NX_UINT64, NX_COMPLEX128, z_u64_to_c128);
-    set(NX_INT64, NX_COMPLEX64, z_i64_to_c64);
-    set(NX_UINT64, NX_COMPLEX64, z_u64_to_c64);
+    whole! {
+        NX_FLOAT32 -> NX_FLOAT8_E4M3FN: to_narrow[E4m3];
+        NX_FLOAT32 -> NX_FLOAT8_E5M2: to_narrow[E5m2];
+        NX_FLOAT32 -> NX_FLOAT4_E2M1FN: to_narrow[E2m1];
+    }
+    if is_x86_feature_detected!("avx512bf16") {
+        whole! { NX_FLOAT32 -> NX_BFLOAT16: f32_to_bf16_ne; }
+    }
+    whole! {
+        NX_FLOAT64 -> NX_INT64: wide::f64_to_i64;
+        NX_FLOAT64 -> NX_UINT64: wide::f64_to_u64;
+        NX_FLOAT64 -> NX_INT32: wide::f64_to_i32;
+        NX_FLOAT64 -> NX_UINT32: wide::f64_to_u32;
+        NX_INT64 -> NX_FLOAT64: wide::i64_to_f64;
+        NX_UINT64 -> NX_FLOAT64: wide::u64_to_f64;
+        NX_INT64 -> NX_FLOAT32: wide::i64_to_f32;
+        NX_UINT64 -> NX_FLOAT32: wide::u64_to_f32;
+        NX_INT32 -> NX_FLOAT64: wide::i32_to_f64;
+        NX_UINT32 -> NX_FLOAT64: wide::u32_to_f64;
+        NX_INT64 -> NX_INT32: wide::i64_to_i32;
+        NX_INT64 -> NX_UINT32: wide::i64_to_u32;
+        NX_UINT64 -> NX_INT32: wide::u64_to_i32;
+        NX_UINT64 -> NX_UINT32: wide::u64_to_u32;
+        NX_INT64 -> NX_UINT64: wide::i64_to_u64;
+        NX_UINT64 -> NX_INT64: wide::u64_to_i64;
+        NX_INT32 -> NX_INT64: wide::i32_to_i64;
+        NX_INT32 -> NX_UINT64: wide::i32_to_u64;
+        NX_UINT32 -> NX_INT64: wide::u32_to_i64;
+        NX_UINT32 -> NX_UINT64: wide::u32_to_i64;
+        NX_COMPLEX128 -> NX_FLOAT64: wide::c128_to_f64;
+        NX_FLOAT64 -> NX_COMPLEX128: wide::f64_to_c128;
+        NX_COMPLEX128 -> NX_INT64: wide::c128_to_i64;
+        NX_COMPLEX128 -> NX_UINT64: wide::c128_to_u64;
+        NX_COMPLEX128 -> NX_INT32: wide::c128_to_i32;
+        NX_COMPLEX128 -> NX_UINT32: wide::c128_to_u32;
+        NX_INT32 -> NX_COMPLEX128: wide::i32_to_c128;
+        NX_UINT32 -> NX_COMPLEX128: wide::u32_to_c128;
+        NX_INT64 -> NX_COMPLEX128: wide::i64_to_c128;
+        NX_UINT64 -> NX_COMPLEX128: wide::u64_to_c128;
+        NX_INT64 -> NX_COMPLEX64: wide::i64_to_c64;
+        NX_UINT64 -> NX_COMPLEX64: wide::u64_to_c64;
+    }
 }
