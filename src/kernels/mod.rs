@@ -183,6 +183,10 @@ pub type Status = i32;
 
 /// The byte span of `n > 0` elements of `side`, or NX_ERR_RANGE when an
 /// index is negative or index (or bit) arithmetic overflows int64.
+// Inlined (as `plan`): out of line, the spans went through the stack and
+// back in pieces, which cost a call 12-14 ns (float32 -> uint8 of 32
+// elements: 43 -> 31 ns, of 1024: 99 -> 85 ns).
+#[inline(always)]
 fn span(side: Side, n: i64) -> Result<Span, Status> {
     let last = i128::from(side.offset) + i128::from(n - 1) * i128::from(side.stride);
     let (lo_idx, hi_idx) = (last.min(side.offset.into()), last.max(side.offset.into()));
@@ -209,6 +213,7 @@ fn span(side: Side, n: i64) -> Result<Span, Status> {
 
 /// Check counts, offsets and strides (ABI.md, "Bulk conversion"): the spans
 /// of source and destination, or None when n = 0 (nothing to touch).
+#[inline(always)]
 pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status> {
     if n < 0 || src.offset < 0 || dst.offset < 0 || dst.stride < 1 {
         return Err(NX_ERR_RANGE);
