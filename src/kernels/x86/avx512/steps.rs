@@ -873,15 +873,15 @@ impl VDst<Two> for C128Out {
     }
 }
 
-/// bool and bit from 16-bit float codes (float16's, bfloat16's): any bit
-/// but the sign set, as in float32 lanes, without widening to them.
-macro_rules! code_truth {
-    ($($L:ty => $z:expr),*) => {$(
+/// bool and bit in lanes `$L`, from `$truth`: a bit for each element with
+/// any bit but the sign set (bit j, element j).
+macro_rules! truth {
+    ($($L:ty => $truth:expr),*) => {$(
         impl VDst<$L> for BitOut {
             #[inline]
             #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
             unsafe fn put<const NT: bool>(x: $L, p: *mut u8) {
-                let t = _mm512_test_epi16_mask($z(x), _mm512_set1_epi16(0x7FFF));
+                let t: u32 = $truth(x);
                 // SAFETY: the caller's 4 bytes.
                 unsafe { p.cast::<u32>().write_unaligned(t.to_le()) }
             }
@@ -891,33 +891,17 @@ macro_rules! code_truth {
             #[inline]
             #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
             unsafe fn put<const NT: bool>(x: $L, p: *mut u8) {
-                let t = _mm512_test_epi16_mask($z(x), _mm512_set1_epi16(0x7FFF));
+                let t: u32 = $truth(x);
                 // SAFETY: the caller's 32 bytes.
                 unsafe { put256::<NT>(p, _mm256_maskz_mov_epi8(t, _mm256_set1_epi8(1))) }
             }
         }
     )*};
 }
-code_truth!(Codes => |x: Codes| x, Bf16Codes => |x: Bf16Codes| x.0);
-
-impl VDst<Two> for BitOut {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        // Any bit but the sign set.
-        let t = test(x, 0x7FFF_FFFF);
-        // SAFETY: the caller's 4 bytes.
-        unsafe { p.cast::<u32>().write_unaligned(t.to_le()) }
-    }
-}
-
-impl VDst<Two> for BoolOut {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
-        // Any bit but the sign set.
-        let t = test(x, 0x7FFF_FFFF);
-        // SAFETY: the caller's 32 bytes.
-        unsafe { put256::<NT>(p, _mm256_maskz_mov_epi8(t, _mm256_set1_epi8(1))) }
-    }
-}
+// float32 lanes, and 16-bit float codes (float16's, bfloat16's) tested
+// without widening them.
+truth!(
+    Two => |x: Two| test(x, 0x7FFF_FFFF),
+    Codes => |x: Codes| _mm512_test_epi16_mask(x, _mm512_set1_epi16(0x7FFF)),
+    Bf16Codes => |x: Bf16Codes| _mm512_test_epi16_mask(x.0, _mm512_set1_epi16(0x7FFF))
+);
