@@ -23,7 +23,7 @@
 //!   subnormals; the kernel tests hold it to that).
 
 use super::steps::*;
-use super::{put128, put256, Raw};
+use super::{native, put128, put256, Raw};
 use crate::format::{Format, Specials, E5M2};
 use std::arch::x86_64::*;
 
@@ -928,6 +928,56 @@ impl<const SIGNED: bool> VDst<Four> for I32Out<SIGNED> {
             };
             // SAFETY: the caller's 128 bytes.
             unsafe { put256::<NT>(p.add(32 * k), t) }
+        }
+    }
+}
+
+/// int64 and uint64 rounded to odd in float32 (`native::odd32`), 32 of
+/// them into the lanes.
+impl<const SIGNED: bool> VSrc<Four> for I64Odd<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    unsafe fn get(p: *const u8) -> Four {
+        let mut f = [0u32; 32];
+        for (j, o) in f.iter_mut().enumerate() {
+            // SAFETY: the caller's 256 bytes; unaligned reads.
+            let x = unsafe { p.add(8 * j).cast::<u64>().read_unaligned() };
+            *o = if SIGNED {
+                native::odd32_i64(x as i64)
+            } else {
+                native::odd32_u64(x)
+            };
+        }
+        // SAFETY: 128 bytes of `f`.
+        std::array::from_fn(|k| unsafe { _mm256_loadu_si256(f.as_ptr().add(8 * k).cast()) })
+    }
+}
+
+/// int64 and uint64 from float32 lanes that hold the source's values
+/// exactly: `native`'s truncation (AVX2 converts no 64-bit integer).
+impl<const SIGNED: bool> VDst<Four> for I64Out<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
+        let mut f = [0f32; 32];
+        for (k, v) in x.into_iter().enumerate() {
+            // SAFETY: 32 bytes of `f`.
+            unsafe { _mm256_storeu_ps(f.as_mut_ptr().add(8 * k), _mm256_castsi256_ps(v)) };
+        }
+        let mut out = [0u64; 32];
+        for (o, &v) in out.iter_mut().zip(&f) {
+            *o = if SIGNED {
+                native::Cast::<i64>::cast(v) as u64
+            } else {
+                native::Cast::<u64>::cast(v)
+            };
+        }
+        for k in 0..8 {
+            // SAFETY: the caller's 256 bytes, 32 at a time; 32 bytes of `out`.
+            unsafe {
+                let v = _mm256_loadu_si256(out.as_ptr().add(4 * k).cast());
+                put256::<NT>(p.add(32 * k), v);
+            }
         }
     }
 }

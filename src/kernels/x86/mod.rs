@@ -5,12 +5,15 @@
 //! (`steps.rs`; one list of pairs for both levels in `lane_pairs!`): every
 //! pair among float32, float16, bfloat16, the float8 and float4 formats,
 //! the 16-, 8- and 4-bit integers, bool, bit and complex64, and from
-//! float64, complex128, int32 and uint32 into them. The AVX-512 level adds
-//! the 64-bit integers (which only AVX-512 DQ converts), whole kernels
-//! among the wide dtypes (`avx512/wide.rs`), and whole kernels where they
-//! beat the lanes (`avx512::patch`). The dispatch table is built once per
-//! level; the pairs without a SIMD kernel take the scalar one (at the
-//! AVX-512 level, only integer widenings, which it vectorizes itself).
+//! float64, complex128, int32 and uint32 into them; and the 64-bit
+//! integers with the 16-, 8-, 4- and 1-bit formats. The AVX-512 level adds
+//! whole kernels among the wide dtypes (`avx512/wide.rs`) and whole
+//! kernels where they beat the lanes (`avx512::patch`). At both levels,
+//! the pairs of machine types still without a kernel (the integers among
+//! themselves; at AVX2 also the 64-bit integers, float64 <-> the 32-bit
+//! integers and complex128) get a map the compiler vectorizes
+//! (`native.rs`), so that no pair is left to the scalar reference. The
+//! dispatch table is built once per level.
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
 //! exception masked, no FTZ/DAZ, round to nearest (or toward zero), so a
@@ -23,6 +26,7 @@
 
 mod avx2;
 mod avx512;
+mod native;
 mod steps;
 
 use super::{Isa, SimdKernel, Store};
@@ -364,10 +368,24 @@ fn build(isa: Isa) -> Table {
                 small_to_i32(&mut t);
             }
             avx512::patch(&mut t);
+            native::fill(&mut t);
         }
         Isa::Avx2 => {
             lane_pairs!(t, avx2::Four, avx2::Words);
             small_to_i32(&mut t);
+            // The 64-bit integers with the formats no machine type holds
+            // (the others: `native`, which saturates integers without
+            // going through float32).
+            {
+                use steps::*;
+                pairs!(t, k_lanes<avx2::Four>, Side;
+                    [I64Odd<true>, I64Odd<false>] =>
+                        [F16Out, Bf16Out, E4m3Out, E5m2Out, E2m1Out, I4Out, U4Out, BitOut];
+                    [F16In, Bf16In<false>, E4m3In, E5m2In, E2m1In, I4In<true>, I4In<false>,
+                     BitIn] => [I64Out<true>, I64Out<false>];
+                );
+            }
+            native::fill(&mut t);
         }
         Isa::Scalar => {}
     }

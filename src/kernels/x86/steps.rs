@@ -306,7 +306,7 @@ side!(
     TOWARD_ZERO
 );
 
-/// int64 and uint64 rounded to odd in float32 (as `I32Odd`; AVX-512 only).
+/// int64 and uint64 rounded to odd in float32 (as `I32Odd`).
 pub struct I64Odd<const SIGNED: bool>;
 side!(
     I64Odd<SIGNED>,
@@ -419,7 +419,7 @@ side!(
 );
 
 /// int64 and uint64 from float32 lanes that hold the source's values
-/// exactly (as `I32Out`; AVX-512 only).
+/// exactly (as `I32Out`).
 pub struct I64Out<const SIGNED: bool>;
 side!(I64Out<SIGNED>, if SIGNED { NX_INT64 } else { NX_UINT64 });
 

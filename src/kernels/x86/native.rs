@@ -1,0 +1,472 @@
+//! Whole kernels between the dtypes the CPU holds as machine types
+//! (float64, float32, the 8- to 64-bit integers, bool, and complex128 and
+//! complex64 as pairs of floats), for the pairs a level's lanes leave
+//! without a kernel: the integers among themselves, and at AVX2 also the
+//! 64-bit integers with the other machine types, float64 <-> the 32-bit
+//! integers and complex128 with those. Each is a map of one `Cast` per
+//! element that the compiler vectorizes (where AVX2 has no instruction,
+//! as for 64-bit integer <-> float, the casts are written in ones it
+//! has). The scalar reference, which goes through i128 and a generic
+//! rounding, ran these pairs at 0.05-1.5 Gelem/s; these run at 1-10.
+//!
+//! The casts are the hardware's, which SEMANTICS.md's rules are, under the
+//! kernel's MXCSR (`super::call`: round to nearest-even, exceptions masked):
+//! int -> float rounds once (a 64-bit conversion is one instruction, or for
+//! uint64 a halving whose dropped bit is kept as a sticky bit); float ->
+//! int is Rust's `as` (truncate, saturate, NaN -> 0, which is SEMANTICS.md's
+//! rule); float -> float widens exactly, quieting a NaN, or rounds once;
+//! int -> int saturates; bool is "not zero" (a NaN is not zero). A complex
+//! converts as its real part, but to bool (either part) and to complex
+//! (part by part); a real becomes a complex with imaginary part +0. The
+//! kernel tests hold every pair to the scalar reference.
+
+use super::{call, put256, set, Table, MXCSR_RN};
+use crate::ffi::*;
+use crate::kernels::Store;
+use std::arch::x86_64::*;
+use std::mem::size_of;
+
+/// A dtype held as the machine type `Self`, and its code.
+pub trait Machine: Copy {
+    const DT: i32;
+}
+
+/// bool: a byte, true when not zero.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct Bool(u8);
+
+/// complex128: real part, then imaginary.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct C128([f64; 2]);
+
+/// complex64: real part, then imaginary.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct C64([f32; 2]);
+
+macro_rules! machine {
+    ($($t:ty = $dt:expr),* $(,)?) => {
+        $(impl Machine for $t {
+            const DT: i32 = $dt;
+        })*
+    };
+}
+machine!(
+    f64 = NX_FLOAT64,
+    f32 = NX_FLOAT32,
+    i64 = NX_INT64,
+    u64 = NX_UINT64,
+    i32 = NX_INT32,
+    u32 = NX_UINT32,
+    i16 = NX_INT16,
+    u16 = NX_UINT16,
+    i8 = NX_INT8,
+    u8 = NX_UINT8,
+    Bool = NX_BOOL,
+    C128 = NX_COMPLEX128,
+    C64 = NX_COMPLEX64
+);
+
+/// One element converted to `D`, as SEMANTICS.md says (the module doc).
+pub trait Cast<D> {
+    fn cast(self) -> D;
+}
+
+/// `$m!(s, d)` for every `s` of the first list and `d` of the second.
+macro_rules! cross {
+    ($m:ident; [$($s:ty),*]; $ds:tt) => {
+        $(cross!(@row $m; $s; $ds);)*
+    };
+    (@row $m:ident; $s:ty; [$($d:ty),*]) => {
+        $($m!($s, $d);)*
+    };
+}
+
+/// Integer -> integer: clamped into the range both hold, then converted
+/// (exactly, now).
+macro_rules! saturate {
+    ($s:ty, $d:ty) => {
+        impl Cast<$d> for $s {
+            #[inline(always)]
+            fn cast(self) -> $d {
+                const LO: i128 = if (<$s>::MIN as i128) > (<$d>::MIN as i128) {
+                    <$s>::MIN as i128
+                } else {
+                    <$d>::MIN as i128
+                };
+                const HI: i128 = if (<$s>::MAX as i128) < (<$d>::MAX as i128) {
+                    <$s>::MAX as i128
+                } else {
+                    <$d>::MAX as i128
+                };
+                self.clamp(LO as $s, HI as $s) as $d
+            }
+        }
+    };
+}
+
+/// Conversions the hardware does as SEMANTICS.md asks (the module doc).
+macro_rules! hardware {
+    ($s:ty, $d:ty) => {
+        impl Cast<$d> for $s {
+            #[inline(always)]
+            fn cast(self) -> $d {
+                self as $d
+            }
+        }
+    };
+}
+
+/// Float -> integer: Rust's `as` (truncate, saturate, NaN -> 0) written
+/// so that the compiler can use the vector truncations: a NaN made 0 and
+/// the value clamped into the range first, where the range's ends are
+/// floats of `$s` (then the truncation cannot overflow); else `as`.
+macro_rules! truncate {
+    ($s:ty, $d:ty) => {
+        impl Cast<$d> for $s {
+            #[inline(always)]
+            fn cast(self) -> $d {
+                let (lo, hi) = (<$d>::MIN as $s, <$d>::MAX as $s);
+                if lo as i128 == <$d>::MIN as i128 && hi as i128 == <$d>::MAX as i128 {
+                    let x = if self.is_nan() {
+                        0.0
+                    } else {
+                        self.clamp(lo, hi)
+                    };
+                    // SAFETY: x is a number within the range of $d.
+                    unsafe { x.to_int_unchecked::<$d>() }
+                } else {
+                    self as $d
+                }
+            }
+        }
+    };
+}
+
+/// Float -> int64 and uint64 as `truncate` does, for the destinations
+/// whose ends no float holds, in vector operations AVX2 has (it converts
+/// no 64-bit integer): float64 x = hi 2^32 + r with hi = trunc(x 2^-32)
+/// and r = x - hi 2^32 (exact, one FMA; r has x's sign and |r| < 2^32),
+/// so trunc(x) = hi 2^32 + trunc(r), two integers of at most 32 bits,
+/// which adding 1.5 x 2^52 puts in the low bits of a float64's bits. The
+/// ends, NaN and (uint64) the negatives are selected after.
+#[inline(always)]
+pub(super) fn trunc64(x: f64) -> u64 {
+    const TWO32: f64 = 4294967296.0;
+    const M: f64 = 6755399441055744.0;
+    let hi = (x * (1.0 / TWO32)).trunc();
+    let r = hi.mul_add(-TWO32, x).trunc();
+    let int = |v: f64| (v + M).to_bits().wrapping_sub(M.to_bits());
+    (int(hi) << 32).wrapping_add(int(r))
+}
+
+macro_rules! wide_truncate {
+    ($($s:ty),*) => {
+        $(
+            impl Cast<i64> for $s {
+                #[inline(always)]
+                fn cast(self) -> i64 {
+                    const END: f64 = 9223372036854775808.0;
+                    let x = f64::from(self);
+                    if x.is_nan() {
+                        0
+                    } else if x >= END {
+                        i64::MAX
+                    } else if x < -END {
+                        i64::MIN
+                    } else {
+                        trunc64(x) as i64
+                    }
+                }
+            }
+            impl Cast<u64> for $s {
+                #[inline(always)]
+                fn cast(self) -> u64 {
+                    let x = f64::from(self);
+                    if x.is_nan() || x <= -1.0 {
+                        0
+                    } else if x >= 18446744073709551616.0 {
+                        u64::MAX
+                    } else {
+                        trunc64(x)
+                    }
+                }
+            }
+        )*
+    };
+}
+
+macro_rules! truth {
+    ($s:ty, $zero:expr) => {
+        impl Cast<Bool> for $s {
+            #[inline(always)]
+            fn cast(self) -> Bool {
+                Bool(u8::from(self != $zero))
+            }
+        }
+    };
+}
+
+macro_rules! from_bool {
+    ($d:ty) => {
+        impl Cast<$d> for Bool {
+            #[inline(always)]
+            fn cast(self) -> $d {
+                u8::from(self.0 != 0) as $d
+            }
+        }
+    };
+}
+
+/// A complex's real part converted; a real as a complex with imaginary
+/// part +0.
+macro_rules! complex {
+    ($c:ident, $f:ty, [$($d:ty),*]) => {
+        $(
+            impl Cast<$d> for $c {
+                #[inline(always)]
+                fn cast(self) -> $d {
+                    self.0[0].cast()
+                }
+            }
+            impl Cast<$c> for $d {
+                #[inline(always)]
+                fn cast(self) -> $c {
+                    $c([Cast::<$f>::cast(self), 0.0])
+                }
+            }
+        )*
+        impl Cast<Bool> for $c {
+            #[inline(always)]
+            fn cast(self) -> Bool {
+                Bool(u8::from(self.0[0] != 0.0 || self.0[1] != 0.0))
+            }
+        }
+        impl Cast<$c> for Bool {
+            #[inline(always)]
+            fn cast(self) -> $c {
+                $c([Cast::<$f>::cast(self), 0.0])
+            }
+        }
+    };
+}
+
+cross!(saturate; [i64, u64, i32, u32, i16, u16, i8, u8]; [i64, u64, i32, u32, i16, u16, i8, u8]);
+cross!(hardware; [i64, u64, i32, u32, i16, u16, i8, u8]; [f64, f32]);
+cross!(truncate; [f64, f32]; [i32, u32, i16, u16, i8, u8]);
+wide_truncate!(f64, f32);
+hardware!(f64, f32);
+hardware!(f32, f64);
+
+/// A float into its own format (a complex's part): a NaN made quiet, as
+/// every conversion makes it.
+macro_rules! quiet {
+    ($t:ty, $q:expr) => {
+        impl Cast<$t> for $t {
+            #[inline(always)]
+            fn cast(self) -> $t {
+                <$t>::from_bits(self.to_bits() | if self.is_nan() { $q } else { 0 })
+            }
+        }
+    };
+}
+quiet!(f64, 1 << 51);
+quiet!(f32, 1 << 22);
+truth!(f64, 0.0);
+truth!(f32, 0.0);
+truth!(i64, 0);
+truth!(u64, 0);
+truth!(i32, 0);
+truth!(u32, 0);
+truth!(i16, 0);
+truth!(u16, 0);
+truth!(i8, 0);
+truth!(u8, 0);
+from_bool!(f64);
+from_bool!(f32);
+from_bool!(i64);
+from_bool!(u64);
+from_bool!(i32);
+from_bool!(u32);
+from_bool!(i16);
+from_bool!(u16);
+from_bool!(i8);
+from_bool!(u8);
+complex!(C128, f64, [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8]);
+complex!(C64, f32, [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8]);
+
+/// Same-type pairs never reach a table (`Kernel::of` moves them), but
+/// `fill` names them.
+macro_rules! same {
+    ($($t:ty),*) => {
+        $(impl Cast<$t> for $t {
+            #[inline(always)]
+            fn cast(self) -> $t {
+                self
+            }
+        })*
+    };
+}
+same!(Bool, C128, C64);
+
+impl Cast<C64> for C128 {
+    #[inline(always)]
+    fn cast(self) -> C64 {
+        C64(self.0.map(|x| x as f32))
+    }
+}
+
+impl Cast<C128> for C64 {
+    #[inline(always)]
+    fn cast(self) -> C128 {
+        C128(self.0.map(f64::from))
+    }
+}
+
+/// `n` elements of `S` at `src` converted into `D` at `dst`, one `Cast`
+/// each, over byte slices (no alignment needed, and no aliasing for the
+/// compiler to fear).
+///
+/// # Safety
+/// `src` readable for `n` elements of `S`, `dst` writable for `n` of `D`.
+#[inline(always)]
+unsafe fn map<S: Machine + Cast<D>, D: Machine>(src: *const u8, dst: *mut u8, n: usize) {
+    let (sw, dw) = (size_of::<S>(), size_of::<D>());
+    // SAFETY: the caller's spans.
+    let (from, to) = unsafe {
+        (
+            std::slice::from_raw_parts(src, n * sw),
+            std::slice::from_raw_parts_mut(dst, n * dw),
+        )
+    };
+    for (i, o) in from.chunks_exact(sw).zip(to.chunks_exact_mut(dw)) {
+        // SAFETY: each chunk holds one element; unaligned accesses.
+        unsafe {
+            let x = i.as_ptr().cast::<S>().read_unaligned();
+            o.as_mut_ptr().cast::<D>().write_unaligned(x.cast());
+        }
+    }
+}
+
+/// Destination bytes a block of the non-temporal form: a multiple of every
+/// element size and of 64, small enough for L1.
+const BLOCK: usize = 2048;
+
+#[repr(C, align(64))]
+struct Block([u8; BLOCK]);
+
+/// The kernel: `map`, or when `NT` (`dst` 64-byte aligned) `map` into an
+/// L1 block at a time, each streamed out whole vectors at a time.
+///
+/// # Safety
+/// As `super::call`'s kernels, on a CPU with AVX2.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    let (sw, dw) = (size_of::<S>(), size_of::<D>());
+    if !NT {
+        // SAFETY: forwarded.
+        return unsafe { map::<S, D>(src, dst, n) };
+    }
+    let mut buf = Block([0; BLOCK]);
+    let per = BLOCK / dw;
+    let mut i = 0;
+    while i < n {
+        let k = per.min(n - i);
+        let bytes = k * dw;
+        // SAFETY: elements i .. i + k of both arrays; the block holds
+        // `per` elements of D. Block starts are 64-byte aligned in `dst`
+        // (BLOCK is a multiple of 64), so each whole 32 bytes streamed is
+        // aligned; the rest of a short last block is copied.
+        unsafe {
+            map::<S, D>(src.add(i * sw), buf.0.as_mut_ptr(), k);
+            let out = dst.add(i * dw);
+            let whole = bytes / 32 * 32;
+            for j in (0..whole).step_by(32) {
+                let v = _mm256_load_si256(buf.0.as_ptr().add(j).cast());
+                put256::<true>(out.add(j), v);
+            }
+            std::ptr::copy_nonoverlapping(buf.0.as_ptr().add(whole), out.add(whole), bytes - whole);
+        }
+        i += k;
+    }
+}
+
+/// The table entry for `S -> D`.
+fn entry<S: Machine + Cast<D>, D: Machine>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
+    let bits = (8 * size_of::<S>(), 8 * size_of::<D>());
+    // SAFETY: the two forms of one kernel; only put in the tables of the
+    // AVX2 level and above.
+    unsafe {
+        call(
+            src,
+            dst,
+            n,
+            store,
+            bits,
+            MXCSR_RN,
+            native::<S, D, false>,
+            native::<S, D, true>,
+        )
+    }
+}
+
+/// `S -> D` into `t` where it has no kernel yet.
+fn fill_one<S: Machine + Cast<D>, D: Machine>(t: &mut Table) {
+    let empty = t
+        .get(S::DT as usize)
+        .and_then(|row| row.get(D::DT as usize))
+        .is_some_and(|cell| cell.is_none());
+    if S::DT != D::DT && empty {
+        set(t, S::DT, D::DT, entry::<S, D>);
+    }
+}
+
+/// Every pair of machine types that `t` has no kernel for gets this one.
+pub fn fill(t: &mut Table) {
+    macro_rules! one {
+        ($s:ty, $d:ty) => {
+            fill_one::<$s, $d>(t)
+        };
+    }
+    cross!(one; [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64];
+        [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64]);
+}
+
+/// A 64-bit integer (`hi` 2^32 + `lo`, given as float64s, both exact:
+/// float64 holds every 32-bit integer) as float32 bits rounded to odd, for
+/// `I64Odd` at AVX2, which converts no 64-bit integer: under the MXCSR's
+/// round toward zero the float64 sum truncates x to 53 bits, and float32
+/// then to 24; the last bit is set where either dropped a bit: where the
+/// sum less `hi` (exact: an integer under 2^33) is not `lo`, or float32
+/// widened back is not the sum.
+#[inline(always)]
+fn odd32(hi: f64, lo: f64) -> u32 {
+    let d = hi + lo;
+    let f = d as f32;
+    let exact = d - hi == lo && f64::from(f) == d;
+    f.to_bits() | u32::from(!exact)
+}
+
+/// `odd32` of an int64.
+#[inline(always)]
+pub(super) fn odd32_i64(x: i64) -> u32 {
+    odd32(
+        f64::from((x >> 32) as i32) * 4294967296.0,
+        f64::from(x as u32),
+    )
+}
+
+/// `odd32` of a uint64.
+#[inline(always)]
+pub(super) fn odd32_u64(x: u64) -> u32 {
+    odd32(
+        f64::from((x >> 32) as u32) * 4294967296.0,
+        f64::from(x as u32),
+    )
+}
