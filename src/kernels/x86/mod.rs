@@ -386,6 +386,7 @@ fn build(isa: Isa) -> Table {
                 );
             }
             native::fill(&mut t);
+            native::replace_lanes(&mut t);
         }
         Isa::Scalar => {}
     }
