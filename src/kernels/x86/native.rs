@@ -6,15 +6,17 @@
 //! integers and complex128 with those. Each is a map of one `Cast` per
 //! element that the compiler vectorizes (where AVX2 has no instruction,
 //! as for 64-bit integer <-> float, the casts are written in ones it
-//! has). The scalar reference, which goes through i128 and a generic
-//! rounding, ran these pairs at 0.05-1.5 Gelem/s; these run at 1-10.
+//! has). The scalar reference, which goes through i128 and the one
+//! rounding routine, ran these pairs at 0.05-1.5 Gelem/s on an AVX2 AMD
+//! EPYC; these run 3-40 times faster there (float64 -> int64 0.16 -> 1.86
+//! Gelem/s, int32 -> float64 0.13 -> 5.7).
 //!
 //! The casts are the hardware's, which SEMANTICS.md's rules are, under the
 //! kernel's MXCSR (`super::call`: round to nearest-even, exceptions masked):
 //! int -> float rounds once (a 64-bit conversion is one instruction, or for
 //! uint64 a halving whose dropped bit is kept as a sticky bit); float ->
-//! int is Rust's `as` (truncate, saturate, NaN -> 0, which is SEMANTICS.md's
-//! rule); float -> float widens exactly, quieting a NaN, or rounds once;
+//! int truncates, saturates and takes NaN to 0, as Rust's `as` and
+//! SEMANTICS.md do (`truncate`, `wide_truncate`); float -> float widens exactly, quieting a NaN, or rounds once;
 //! int -> int saturates; bool is "not zero" (a NaN is not zero). A complex
 //! converts as its real part, but to bool (either part) and to complex
 //! (part by part); a real becomes a complex with imaginary part +0. The
@@ -153,7 +155,7 @@ macro_rules! truncate {
 /// which adding 1.5 x 2^52 puts in the low bits of a float64's bits. The
 /// ends, NaN and (uint64) the negatives are selected after.
 #[inline(always)]
-pub(super) fn trunc64(x: f64) -> u64 {
+fn trunc64(x: f64) -> u64 {
     const TWO32: f64 = 4294967296.0;
     const M: f64 = 6755399441055744.0;
     let hi = (x * (1.0 / TWO32)).trunc();
@@ -198,25 +200,27 @@ macro_rules! wide_truncate {
     };
 }
 
+/// To bool: not zero (a NaN is not zero).
 macro_rules! truth {
-    ($s:ty, $zero:expr) => {
-        impl Cast<Bool> for $s {
+    ($zero:expr; $($s:ty),*) => {
+        $(impl Cast<Bool> for $s {
             #[inline(always)]
             fn cast(self) -> Bool {
                 Bool(u8::from(self != $zero))
             }
-        }
+        })*
     };
 }
 
+/// From bool: 0 or 1 (any byte but 0 is true).
 macro_rules! from_bool {
-    ($d:ty) => {
-        impl Cast<$d> for Bool {
+    ($($d:ty),*) => {
+        $(impl Cast<$d> for Bool {
             #[inline(always)]
             fn cast(self) -> $d {
                 u8::from(self.0 != 0) as $d
             }
-        }
+        })*
     };
 }
 
@@ -253,13 +257,6 @@ macro_rules! complex {
     };
 }
 
-cross!(saturate; [i64, u64, i32, u32, i16, u16, i8, u8]; [i64, u64, i32, u32, i16, u16, i8, u8]);
-cross!(hardware; [i64, u64, i32, u32, i16, u16, i8, u8]; [f64, f32]);
-cross!(truncate; [f64, f32]; [i32, u32, i16, u16, i8, u8]);
-wide_truncate!(f64, f32);
-hardware!(f64, f32);
-hardware!(f32, f64);
-
 /// A float into its own format (a complex's part): a NaN made quiet, as
 /// every conversion makes it.
 macro_rules! quiet {
@@ -272,28 +269,17 @@ macro_rules! quiet {
         }
     };
 }
+cross!(saturate; [i64, u64, i32, u32, i16, u16, i8, u8]; [i64, u64, i32, u32, i16, u16, i8, u8]);
+cross!(hardware; [i64, u64, i32, u32, i16, u16, i8, u8]; [f64, f32]);
+cross!(truncate; [f64, f32]; [i32, u32, i16, u16, i8, u8]);
+wide_truncate!(f64, f32);
+hardware!(f64, f32);
+hardware!(f32, f64);
 quiet!(f64, 1 << 51);
 quiet!(f32, 1 << 22);
-truth!(f64, 0.0);
-truth!(f32, 0.0);
-truth!(i64, 0);
-truth!(u64, 0);
-truth!(i32, 0);
-truth!(u32, 0);
-truth!(i16, 0);
-truth!(u16, 0);
-truth!(i8, 0);
-truth!(u8, 0);
-from_bool!(f64);
-from_bool!(f32);
-from_bool!(i64);
-from_bool!(u64);
-from_bool!(i32);
-from_bool!(u32);
-from_bool!(i16);
-from_bool!(u16);
-from_bool!(i8);
-from_bool!(u8);
+truth!(0.0; f64, f32);
+truth!(0; i64, u64, i32, u32, i16, u16, i8, u8);
+from_bool!(f64, f32, i64, u64, i32, u32, i16, u16, i8, u8);
 complex!(C128, f64, [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8]);
 complex!(C64, f32, [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8]);
 
