@@ -11,13 +11,13 @@
 //! EPYC; these run 3-40 times faster there (float64 -> int64 0.16 -> 1.86
 //! Gelem/s, int32 -> float64 0.13 -> 5.7).
 //!
-//! The casts are the hardware's, which SEMANTICS.md's rules are, under the
-//! kernel's MXCSR (`super::call`: round to nearest-even, exceptions masked):
-//! int -> float rounds once (a 64-bit conversion is one instruction, or for
-//! uint64 a halving whose dropped bit is kept as a sticky bit); float ->
-//! int truncates, saturates and takes NaN to 0, as Rust's `as` and
-//! SEMANTICS.md do (`truncate`, `wide_truncate`); float -> float widens exactly, quieting a NaN, or rounds once;
-//! int -> int saturates; bool is "not zero" (a NaN is not zero). A complex
+//! The casts follow SEMANTICS.md under the kernel's MXCSR (`super::call`:
+//! round to nearest-even, exceptions masked): int -> float rounds once (a
+//! 64-bit conversion is one instruction, or for uint64 a halving whose
+//! dropped bit is kept as a sticky bit); float -> int truncates, saturates
+//! and takes NaN to 0, as Rust's `as` does (`truncate`, `wide_truncate`);
+//! float -> float widens exactly, quieting a NaN, or rounds once; int ->
+//! int saturates; bool is "not zero" (a NaN is not zero). A complex
 //! converts as its real part, but to bool (either part) and to complex
 //! (part by part); a real becomes a complex with imaginary part +0. The
 //! kernel tests hold every pair to the scalar reference.
