@@ -1,8 +1,9 @@
 //! The AVX2 + F16C forms of the sides of `steps.rs`: decoders and encoders
-//! that meet in float32 lanes of 256-bit vectors (`Four`), or in float16
+//! that meet in float32 lanes of 256-bit vectors (`Four`), in float16
 //! codes (`Words`) between float16 and float8_e5m2 and from float8_e4m3fn
-//! to float16, 32 elements a step. The tests hold every pair to the scalar
-//! reference.
+//! and the 4-bit sources to float16, or in bfloat16 codes (`Bf16Words`)
+//! from those to bfloat16, 32 elements a step. The tests hold every pair to
+//! the scalar reference.
 //!
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
@@ -24,7 +25,7 @@
 
 use super::steps::*;
 use super::{native, put128, put256, Raw};
-use crate::format::{Format, Specials, E5M2};
+use crate::format::{Format, Specials, BF16, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
 type V = __m256i;
@@ -34,8 +35,13 @@ pub type Four = [V; 4];
 /// 32 elements as float16 codes, element j in word j % 16 of vector j / 16:
 /// where float16 and float8_e5m2 meet (one exponent, so a code of one is a
 /// code of the other shifted, and no float32 lanes are needed), and
-/// float8_e4m3fn -> float16.
+/// float8_e4m3fn and the 4-bit sources -> float16 (table lookups).
 pub type Words = [V; 2];
+/// 32 elements as bfloat16 codes, element j in word j % 16 of vector
+/// j / 16: where the 4-bit sources and float8_e4m3fn decode into bfloat16
+/// without float32 conversions (a table lookup, or a shift and a table).
+#[derive(Clone, Copy)]
+pub struct Bf16Words([V; 2]);
 
 /// The step loop with this level's features.
 ///
@@ -59,6 +65,13 @@ impl Lanes for Four {
 }
 
 impl Lanes for Words {
+    const UNROLL: usize = 1;
+    fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
+        run::<Self, S, D, NT>
+    }
+}
+
+impl Lanes for Bf16Words {
     const UNROLL: usize = 1;
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
         run::<Self, S, D, NT>
@@ -153,6 +166,34 @@ unsafe fn nibbles(p: *const u8) -> [__m128i; 2] {
     let lo = _mm_and_si128(v, m);
     let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), m);
     [_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi)]
+}
+
+/// The 32 nibbles at `p` (low nibble first) looked up in a table of 16-bit
+/// codes (`nibble_table`: low bytes, high bytes), sixteen words a vector.
+///
+/// # Safety
+/// `p` is readable for 16 bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn nibble_words(p: *const u8, t: &[[u8; 16]; 2]) -> [V; 2] {
+    // SAFETY: the caller's 16 bytes; each table row is 16 bytes.
+    let ([a, b], [lo, hi]) = unsafe {
+        (
+            nibbles(p),
+            t.each_ref()
+                .map(|r| _mm256_broadcastsi128_si256(_mm_loadu_si128(r.as_ptr().cast()))),
+        )
+    };
+    // Elements 0-15 in the low 128-bit lane, 16-31 in the high one; the
+    // unpacks pair each code's bytes within a lane (elements 0-7 with 16-23,
+    // 8-15 with 24-31), the permutes put the halves in order.
+    let v = join(a, b);
+    let (l, h) = (_mm256_shuffle_epi8(lo, v), _mm256_shuffle_epi8(hi, v));
+    let (w0, w1) = (_mm256_unpacklo_epi8(l, h), _mm256_unpackhi_epi8(l, h));
+    [
+        _mm256_permute2x128_si256::<0x20>(w0, w1),
+        _mm256_permute2x128_si256::<0x31>(w0, w1),
+    ]
 }
 
 /// 32 small integers in bytes (two vectors of 16, signed or not) as float32.
@@ -583,7 +624,115 @@ impl VSrc<Four> for C64Any {
     }
 }
 
+/// The 4-bit sources as float16 codes: a table of each code's float16,
+/// exact (`nibble_code`).
+impl<const SIGNED: bool> VSrc<Words> for I4In<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Words {
+        // SAFETY: the caller's 16 bytes.
+        unsafe { nibble_words(p, &const { nibble_table(Self::DT, F16) }) }
+    }
+}
+impl VSrc<Words> for E2m1In {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Words {
+        // SAFETY: the caller's 16 bytes.
+        unsafe { nibble_words(p, &const { nibble_table(Self::DT, F16) }) }
+    }
+}
+
+/// As bfloat16 codes, the same way.
+impl<const SIGNED: bool> VSrc<Bf16Words> for I4In<SIGNED> {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Bf16Words {
+        // SAFETY: the caller's 16 bytes.
+        Bf16Words(unsafe { nibble_words(p, &const { nibble_table(Self::DT, BF16) }) })
+    }
+}
+impl VSrc<Bf16Words> for E2m1In {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Bf16Words {
+        // SAFETY: the caller's 16 bytes.
+        Bf16Words(unsafe { nibble_words(p, &const { nibble_table(Self::DT, BF16) }) })
+    }
+}
+
+/// The bfloat16 codes of the subnormals (and zero) of `fmt` (a float8) as a
+/// byte-lookup table for `sub_bf16`: the low byte of fraction field M's at
+/// byte M, the high byte at byte M + 8.
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn sub_table(fmt: Format) -> [u8; 16] {
+    let mut t = [0u8; 16];
+    let mut m = 0;
+    while m < 1 << fmt.fraction_bits {
+        let c = widen_code(fmt, m as u32, BF16);
+        t[m] = c as u8;
+        t[m + 8] = (c >> 8) as u8;
+        m += 1;
+    }
+    t
+}
+
+/// Words `w` (float8 codes, < 256) of exponent field 0 in `fmt` as
+/// bfloat16 (magnitudes: `sub_table`), whatever the other lanes give.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn sub_bf16(w: V, fmt: Format, t: &[u8; 16]) -> V {
+    let w16 = _mm256_set1_epi16;
+    // Index M in the low byte, M + 8 in the high one.
+    let m = _mm256_and_si256(w, w16(fmt.fraction_mask() as i16));
+    let idx = _mm256_or_si256(_mm256_mullo_epi16(m, w16(0x0101)), w16(0x0800));
+    // SAFETY: the table is 16 bytes.
+    let t = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) };
+    _mm256_shuffle_epi8(t, idx)
+}
+
+/// float8_e4m3fn as bfloat16 codes, exact: a normal's magnitude at bit 4
+/// with the exponent rebiased (+120); a subnormal's from a table; NaN,
+/// bfloat16's quiet NaN of its sign.
+impl VSrc<Bf16Words> for E4m3In {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn get(p: *const u8) -> Bf16Words {
+        let w16 = _mm256_set1_epi16;
+        let t = const { sub_table(E4M3FN) };
+        let rebias = ((BF16.bias - E4M3FN.bias) << BF16.fraction_bits) as i16;
+        // SAFETY: the caller's 32 bytes.
+        let w = unsafe { words32(p) };
+        Bf16Words(w.map(|w| {
+            let m = _mm256_and_si256(w, w16(0x7F));
+            let normal = _mm256_add_epi16(_mm256_slli_epi16::<4>(m), w16(rebias));
+            let is_sub = _mm256_cmpgt_epi16(w16(8), m);
+            let h = _mm256_blendv_epi8(normal, sub_bf16(w, E4M3FN, &t), is_sub);
+            let nan = _mm256_cmpeq_epi16(m, w16(0x7F));
+            let h = _mm256_blendv_epi8(h, w16(0x7FC0), nan);
+            _mm256_or_si256(
+                h,
+                _mm256_and_si256(_mm256_slli_epi16::<8>(w), w16(i16::MIN)),
+            )
+        }))
+    }
+}
+
 // -------------------------------------------------------- destinations
+
+/// bfloat16 codes stored as they are (every source of these lanes is exact).
+impl VDst<Bf16Words> for Bf16Out {
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn put<const NT: bool>(x: Bf16Words, p: *mut u8) {
+        let [a, b] = x.0;
+        // SAFETY: the caller's 64 bytes.
+        unsafe {
+            put256::<NT>(p, a);
+            put256::<NT>(p.add(32), b);
+        }
+    }
+}
 
 impl VDst<Four> for F32Out {
     #[inline]

@@ -13,6 +13,7 @@
 
 use super::{prefetch_ahead, prefetch_from, Raw, FTZ, MXCSR_RN};
 use crate::ffi::*;
+use crate::format::{Format, E2M1FN};
 use crate::table::Dtype;
 
 /// Elements a step.
@@ -152,6 +153,73 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
             std::ptr::copy_nonoverlapping(dbuf.as_ptr(), dst.add(full * db), dl);
         }
     }
+}
+
+/// The bits in `to` (float16, bfloat16 or float32: wider in both fields)
+/// of the magnitude `k` of `fmt` (float8_e4m3fn or float4_e2m1fn, or a
+/// float8_e5m2 subnormal), exactly; the NaN is `to`'s quiet NaN. Evaluated
+/// at compile time, for the levels' tables.
+pub(crate) const fn widen_code(fmt: Format, k: u32, to: Format) -> u32 {
+    let (f, tf) = (fmt.fraction_bits, to.fraction_bits);
+    if fmt.is_nan(k as u64) {
+        return (to.infinity_bits() | 1 << (tf - 1)) as u32;
+    }
+    let exp = k >> f;
+    let frac = k & fmt.fraction_mask() as u32;
+    if exp == 0 {
+        if frac == 0 {
+            return 0;
+        }
+        // frac * 2^(emin - f): its leading bit p is the binade.
+        let p = 31 - frac.leading_zeros();
+        let e = fmt.emin() - f as i32 + p as i32;
+        return (((e + to.bias) as u32) << tf) | ((frac - (1 << p)) << (tf - p));
+    }
+    (((exp as i32 - fmt.bias + to.bias) as u32) << tf) | (frac << (tf - f))
+}
+
+/// The bits in `to` of the 4-bit code `k` of the dtype `dt` (int4, uint4
+/// or float4_e2m1fn), exactly: every such value has at most 4 significant
+/// bits, which float16, bfloat16 and float32 all hold. For tables, at
+/// compile time.
+pub(crate) const fn nibble_code(dt: i32, k: u32, to: Format) -> u32 {
+    let sign = 1 << (to.bits() - 1);
+    if dt == NX_FLOAT4_E2M1FN {
+        return widen_code(E2M1FN, k & 7, to) | if k & 8 != 0 { sign } else { 0 };
+    }
+    let v = if dt == NX_INT4 {
+        (k as i32 ^ 8) - 8
+    } else {
+        k as i32
+    };
+    let m = v.unsigned_abs();
+    if m == 0 {
+        return 0;
+    }
+    let p = 31 - m.leading_zeros();
+    let code = ((p as i32 + to.bias) as u32) << to.fraction_bits
+        | (m - (1 << p)) << (to.fraction_bits - p);
+    if v < 0 {
+        code | sign
+    } else {
+        code
+    }
+}
+
+/// The low bytes, then the high bytes, of `to`'s codes (16 bits wide) of
+/// the 16 codes of the 4-bit dtype `dt` (`nibble_code`): two byte-lookup
+/// tables.
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+pub(crate) const fn nibble_table(dt: i32, to: Format) -> [[u8; 16]; 2] {
+    let mut t = [[0u8; 16]; 2];
+    let mut k = 0;
+    while k < 16 {
+        let c = nibble_code(dt, k as u32, to);
+        t[0][k] = c as u8;
+        t[1][k] = (c >> 8) as u8;
+        k += 1;
+    }
+    t
 }
 
 /// `Side` for a marker, or for one with a `bool` parameter `$g` that its

@@ -69,28 +69,6 @@ impl Lanes for Codes {
 
 // ------------------------------------------------------------- tables
 
-/// The bits in `to` (float16, bfloat16 or float32: wider in both fields)
-/// of the magnitude `k` of `fmt` (float8_e4m3fn or float4_e2m1fn), exactly;
-/// the NaN is `to`'s quiet NaN. Evaluated at compile time, for the tables.
-const fn widen_code(fmt: Format, k: u32, to: Format) -> u32 {
-    let (f, tf) = (fmt.fraction_bits, to.fraction_bits);
-    if fmt.is_nan(k as u64) {
-        return (to.infinity_bits() | 1 << (tf - 1)) as u32;
-    }
-    let exp = k >> f;
-    let frac = k & fmt.fraction_mask() as u32;
-    if exp == 0 {
-        if frac == 0 {
-            return 0;
-        }
-        // frac * 2^(emin - f): its leading bit p is the binade.
-        let p = 31 - frac.leading_zeros();
-        let e = fmt.emin() - f as i32 + p as i32;
-        return (((e + to.bias) as u32) << tf) | ((frac - (1 << p)) << (tf - p));
-    }
-    (((exp as i32 - fmt.bias + to.bias) as u32) << tf) | (frac << (tf - f))
-}
-
 /// float8_e4m3fn magnitudes widened into `to` (words), 32 a vector.
 #[allow(clippy::indexing_slicing)] // only in the statics' initialisers: would fail the build
 const fn e4m3_words(to: Format) -> [[u16; 32]; 4] {
