@@ -991,20 +991,20 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Four> for IntOut<LO, 
         // below LO the truncation gives i32::MIN (also for -inf) and the
         // signed packs saturate it to LO, for 8 and 16 bits. A NaN must give
         // 0: VMAXPS with 0 returns its second operand, 0, for a NaN
-        // (unsigned); a mask clears it (signed).
+        // (unsigned); a mask clears it (signed, 8 and 16 bits). For int4 the
+        // clamps keep a NaN (VMINPS and VMAXPS return their second operand,
+        // x, for one), the truncation gives i32::MIN, and the packs and the
+        // nibble mask below make that 0x80 & 0x0F = 0.
         let int = |v: V| {
             let v = _mm256_castsi256_ps(v);
-            let v = if LO == 0 {
-                _mm256_max_ps(v, _mm256_setzero_ps())
+            let (lo, hi) = (_mm256_set1_ps(LO as f32), _mm256_set1_ps(HI as f32));
+            _mm256_cvttps_epi32(if LO == 0 {
+                _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), hi)
+            } else if BITS == 4 {
+                _mm256_max_ps(lo, _mm256_min_ps(hi, v))
             } else {
-                let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
-                if BITS == 4 {
-                    _mm256_max_ps(v, _mm256_set1_ps(LO as f32))
-                } else {
-                    v
-                }
-            };
-            _mm256_cvttps_epi32(_mm256_min_ps(v, _mm256_set1_ps(HI as f32)))
+                _mm256_min_ps(_mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v)), hi)
+            })
         };
         let c = x.map(int);
         // SAFETY: the caller's STEP * BITS / 8 bytes.
