@@ -156,9 +156,9 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
 }
 
 /// The bits in `to` (float16, bfloat16 or float32: wider in both fields)
-/// of the magnitude `k` of `fmt` (float8_e4m3fn or float4_e2m1fn, or a
-/// float8_e5m2 subnormal), exactly; the NaN is `to`'s quiet NaN. Evaluated
-/// at compile time, for the levels' tables.
+/// of the magnitude `k` of `fmt` (float8_e4m3fn or float4_e2m1fn),
+/// exactly; the NaN is `to`'s quiet NaN. Evaluated at compile time, for
+/// the levels' tables.
 pub(crate) const fn widen_code(fmt: Format, k: u32, to: Format) -> u32 {
     let (f, tf) = (fmt.fraction_bits, to.fraction_bits);
     if fmt.is_nan(k as u64) {
