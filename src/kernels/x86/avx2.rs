@@ -624,42 +624,29 @@ impl VSrc<Four> for C64Any {
     }
 }
 
-/// The 4-bit sources as float16 codes: a table of each code's float16,
-/// exact (`nibble_code`).
-impl<const SIGNED: bool> VSrc<Words> for I4In<SIGNED> {
-    #[inline]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn get(p: *const u8) -> Words {
-        // SAFETY: the caller's 16 bytes.
-        unsafe { nibble_words(p, &const { nibble_table(Self::DT, F16) }) }
-    }
+/// The 4-bit sources as float16 (`Words`) and bfloat16 (`Bf16Words`)
+/// codes: a table of each code's, exact (`nibble_code`).
+macro_rules! nibble_sources {
+    ($($s:ty),*) => {$(
+        impl VSrc<Words> for $s {
+            #[inline]
+            #[target_feature(enable = "avx2,f16c")]
+            unsafe fn get(p: *const u8) -> Words {
+                // SAFETY: the caller's 16 bytes.
+                unsafe { nibble_words(p, &const { nibble_table(<$s>::DT, F16) }) }
+            }
+        }
+        impl VSrc<Bf16Words> for $s {
+            #[inline]
+            #[target_feature(enable = "avx2,f16c")]
+            unsafe fn get(p: *const u8) -> Bf16Words {
+                // SAFETY: the caller's 16 bytes.
+                Bf16Words(unsafe { nibble_words(p, &const { nibble_table(<$s>::DT, BF16) }) })
+            }
+        }
+    )*};
 }
-impl VSrc<Words> for E2m1In {
-    #[inline]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn get(p: *const u8) -> Words {
-        // SAFETY: the caller's 16 bytes.
-        unsafe { nibble_words(p, &const { nibble_table(Self::DT, F16) }) }
-    }
-}
-
-/// As bfloat16 codes, the same way.
-impl<const SIGNED: bool> VSrc<Bf16Words> for I4In<SIGNED> {
-    #[inline]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn get(p: *const u8) -> Bf16Words {
-        // SAFETY: the caller's 16 bytes.
-        Bf16Words(unsafe { nibble_words(p, &const { nibble_table(Self::DT, BF16) }) })
-    }
-}
-impl VSrc<Bf16Words> for E2m1In {
-    #[inline]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn get(p: *const u8) -> Bf16Words {
-        // SAFETY: the caller's 16 bytes.
-        Bf16Words(unsafe { nibble_words(p, &const { nibble_table(Self::DT, BF16) }) })
-    }
-}
+nibble_sources!(I4In<true>, I4In<false>, E2m1In);
 
 /// The bfloat16 codes of the subnormals (and zero) of `fmt` (a float8) as a
 /// byte-lookup table for `sub_bf16`: the low byte of fraction field M's at
