@@ -10,7 +10,8 @@
 //! in place of blends, VPERMI2W tables for float8_e4m3fn, VPERMT2W to take
 //! the top halves of 32 dwords at once, VPTESTMB for bool, variable word
 //! shifts (VPSRLVW) to round float16 and bfloat16 codes into float8/float4
-//! without widening them.
+//! without widening them, and VPERMW to look the 4-bit sources' float16
+//! and bfloat16 codes up whole.
 
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
@@ -99,6 +100,19 @@ static E2M1_F32: [u32; 16] = {
     t
 };
 
+/// `to`'s codes of the 16 codes of the 4-bit dtype `dt` (`nibble_code`), a
+/// VPERMW table (words 16 to 31 are never read).
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn nibble_words(dt: i32, to: Format) -> [u16; 32] {
+    let mut t = [0u16; 32];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = nibble_code(dt, k as u32, to) as u16;
+        k += 1;
+    }
+    t
+}
+
 /// 32 float8_e4m3fn codes (one a word, < 256) looked up in `t` (indexed by
 /// the magnitude: two VPERMI2W over 64 words each, which read the index's
 /// low 6 bits, chosen by bit 6), with the sign moved to bit 15.
@@ -147,6 +161,19 @@ unsafe fn nibbles(p: *const u8) -> __m256i {
         _mm256_slli_epi16::<4>(w),
         _mm256_set1_epi16(0x0F00),
     )
+}
+
+/// The 32 nibbles at `p` (low nibble first) looked up in `t`
+/// (`nibble_words`): one VPERMW.
+///
+/// # Safety
+/// `p` is readable for 16 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn nibble_lookup(p: *const u8, t: &[u16; 32]) -> Z {
+    // SAFETY: the table is 64 bytes; the caller's 16 bytes.
+    let (t, b) = unsafe { (_mm512_loadu_si512(t.as_ptr().cast()), nibbles(p)) };
+    _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(b), t)
 }
 
 /// Words (32) as the top halves of 32 dwords, in order.
@@ -321,6 +348,30 @@ impl VSrc<Two> for E2m1In {
         ]
     }
 }
+
+/// The 4-bit sources as float16 (`Codes`) and bfloat16 (`Bf16Codes`)
+/// codes, looked up whole (`nibble_code`: exact).
+macro_rules! nibble_sources {
+    ($($s:ty),*) => {$(
+        impl VSrc<Codes> for $s {
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+            unsafe fn get(p: *const u8) -> Codes {
+                // SAFETY: the caller's 16 bytes.
+                unsafe { nibble_lookup(p, &const { nibble_words(<$s>::DT, F16) }) }
+            }
+        }
+        impl VSrc<Bf16Codes> for $s {
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+            unsafe fn get(p: *const u8) -> Bf16Codes {
+                // SAFETY: the caller's 16 bytes.
+                Bf16Codes(unsafe { nibble_lookup(p, &const { nibble_words(<$s>::DT, BF16) }) })
+            }
+        }
+    )*};
+}
+nibble_sources!(I4In<true>, I4In<false>, E2m1In);
 
 impl<const SIGNED: bool> VSrc<Two> for I8In<SIGNED> {
     #[inline]
@@ -618,6 +669,16 @@ impl VDst<Two> for Bf16Out {
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // SAFETY: the caller's 64 bytes.
         unsafe { put512::<NT>(p, half_words::<true>(bf16_round(x[0]), bf16_round(x[1]))) }
+    }
+}
+
+/// bfloat16 codes stored as they are (every source of these lanes is exact).
+impl VDst<Bf16Codes> for Bf16Out {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
+    unsafe fn put<const NT: bool>(x: Bf16Codes, p: *mut u8) {
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, x.0) }
     }
 }
 
