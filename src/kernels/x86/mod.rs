@@ -371,8 +371,12 @@ fn build(isa: Isa) -> Table {
                         [SmallI32Out<true>, SmallI32Out<false>];
                 );
             }
+            // The integers and bool among themselves as at AVX2 (their
+            // lanes go through float32: 2-10x slower), but the whole
+            // kernels' pairs (`patch`) keep those.
+            native::replace_lanes::<true>(&mut t);
             avx512::patch(&mut t);
-            native::fill(&mut t);
+            native::fill::<true>(&mut t);
         }
         Isa::Avx2 => {
             lane_pairs!(t, avx2::Four, avx2::Words);
@@ -401,8 +405,8 @@ fn build(isa: Isa) -> Table {
                 pairs!(t, k_lanes<avx2::Bf16Words>, Side;
                     [I4In<true>, I4In<false>, E2m1In, E4m3In] => [Bf16Out]);
             }
-            native::fill(&mut t);
-            native::replace_lanes(&mut t);
+            native::fill::<false>(&mut t);
+            native::replace_lanes::<false>(&mut t);
         }
         Isa::Scalar => {}
     }

@@ -1,7 +1,8 @@
 //! Whole kernels between the dtypes the CPU holds as machine types
 //! (float64, float32, the 8- to 64-bit integers, bool, and complex128 and
-//! complex64 as pairs of floats), for the pairs a level's lanes leave
-//! without a kernel: the integers among themselves, and at AVX2 also the
+//! complex64 as pairs of floats), compiled for each SIMD level, for the
+//! pairs a level's lanes leave without a kernel or run slower: the
+//! integers among themselves, and at AVX2 also the
 //! 64-bit integers with the other machine types, float64 <-> the 32-bit
 //! integers and complex128 with those. Each is a map of one `Cast` per
 //! element that the compiler vectorizes (where AVX2 has no instruction,
@@ -344,11 +345,12 @@ const BLOCK: usize = 2048;
 struct Block([u8; BLOCK]);
 
 /// The kernel: `map`, or when `NT` (`dst` 64-byte aligned) `map` into an
-/// L1 block at a time, each streamed out whole vectors at a time.
+/// L1 block at a time, each streamed out whole vectors at a time. The
+/// body of `native2` and `native512`, which compile it for their level.
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX2.
-#[target_feature(enable = "avx2,fma,f16c")]
+#[inline(always)]
 unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
@@ -383,59 +385,91 @@ unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     }
 }
 
-/// The table entry for `S -> D`.
-fn entry<S: Machine + Cast<D>, D: Machine>(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
+/// `native` compiled for the AVX2 level.
+///
+/// # Safety
+/// As `native`.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn native2<S: Machine + Cast<D>, D: Machine, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    // SAFETY: forwarded.
+    unsafe { native::<S, D, NT>(src, dst, n) }
+}
+
+/// `native` compiled for the AVX-512 level, where the compiler has the
+/// saturating narrowings (VPMOVS*) and the 64-bit integer conversions.
+///
+/// # Safety
+/// As `native`, on a CPU with AVX-512 F/BW/VL/DQ.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")]
+unsafe fn native512<S: Machine + Cast<D>, D: Machine, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    // SAFETY: forwarded.
+    unsafe { native::<S, D, NT>(src, dst, n) }
+}
+
+/// The table entry for `S -> D` at the AVX-512 level (`WIDE`) or AVX2.
+/// The widenings keep AVX2's form at AVX-512: they are bound by their
+/// stores, and 256-bit ones sustain more (see `build`).
+fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    store: Store,
+) {
     let bits = (8 * size_of::<S>(), 8 * size_of::<D>());
-    // SAFETY: the two forms of one kernel; only put in the tables of the
-    // AVX2 level and above.
-    unsafe {
-        call(
-            src,
-            dst,
-            n,
-            store,
-            bits,
-            MXCSR_RN,
-            native::<S, D, false>,
-            native::<S, D, true>,
-        )
-    }
+    let (plain, nt): (super::Raw, super::Raw) = if WIDE && size_of::<D>() <= size_of::<S>() {
+        (native512::<S, D, false>, native512::<S, D, true>)
+    } else {
+        (native2::<S, D, false>, native2::<S, D, true>)
+    };
+    // SAFETY: the two forms of one kernel; only put in the tables of their
+    // level (`fill`, `replace_lanes`).
+    unsafe { call(src, dst, n, store, bits, MXCSR_RN, plain, nt) }
 }
 
 /// `S -> D` into `t`, replacing its kernel if `replace`, else only where
 /// it has none.
-fn fill_one<S: Machine + Cast<D>, D: Machine>(t: &mut Table, replace: bool) {
+fn fill_one<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(t: &mut Table, replace: bool) {
     let empty = t
         .get(S::DT as usize)
         .and_then(|row| row.get(D::DT as usize))
         .is_some_and(|cell| cell.is_none());
     if S::DT != D::DT && (empty || replace) {
-        set(t, S::DT, D::DT, entry::<S, D>);
+        set(t, S::DT, D::DT, entry::<S, D, WIDE>);
     }
 }
 
-/// Every pair of machine types that `t` has no kernel for gets this one.
-pub fn fill(t: &mut Table) {
+/// Every pair of machine types that `t` (the table of the AVX-512 level
+/// when `WIDE`, else AVX2's) has no kernel for gets this one.
+pub fn fill<const WIDE: bool>(t: &mut Table) {
     macro_rules! one {
         ($s:ty, $d:ty) => {
-            fill_one::<$s, $d>(t, false)
+            fill_one::<$s, $d, WIDE>(t, false)
         };
     }
     cross!(one; [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64];
         [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64]);
 }
 
-/// At AVX2, these maps replace the float32 lanes for the integers and bool
-/// among themselves (2-10x in cache: int8 -> uint8 7.7 -> 52 Gelem/s,
-/// int32 -> int16 4.4 -> 10.8), float64 -> bool (2.7 -> 5.9), and
-/// complex64 <-> float64 (1.45-1.5x), measured on an AMD EPYC (Zen 3)
-/// with `make bench-levels`' harness. Where a float meets an integer the
-/// lanes stay: they convert 8 float32 at a time, these map float32 ->
-/// int32 at a tenth of that.
-pub fn replace_lanes(t: &mut Table) {
+/// These maps replace the float32 lanes for the integers and bool among
+/// themselves (2-10x in cache: at AVX2 on an AMD EPYC (Zen 3) int8 ->
+/// uint8 7.7 -> 52 Gelem/s, int32 -> int16 4.4 -> 10.8; at AVX-512 on an
+/// Intel Xeon int8 -> uint8 10 -> 110, int32 -> int16 5.7 -> 10.7),
+/// float64 -> bool (2.7 -> 5.9; 4.0 -> 9.9), and complex64 <-> float64
+/// (1.45-1.5x; 1.04x), measured with `make bench-levels`' harness. Where
+/// a float meets an integer the lanes stay: they convert 8 float32 at a
+/// time, these map float32 -> int32 at a tenth of that.
+pub fn replace_lanes<const WIDE: bool>(t: &mut Table) {
     macro_rules! one {
         ($s:ty, $d:ty) => {
-            fill_one::<$s, $d>(t, true)
+            fill_one::<$s, $d, WIDE>(t, true)
         };
     }
     cross!(one; [i64, u64, i32, u32, i16, u16, i8, u8, Bool];
