@@ -346,6 +346,15 @@ fn build(isa: Isa) -> Table {
                 pairs!(t, k_lanes<avx512::Bf16Codes>, Side;
                     [I4In<true>, I4In<false>, E2m1In] => [Bf16Out]);
             }
+            // float16 and bfloat16 -> the integers of 8 bits and fewer,
+            // truncated in their codes (VPSRLVW).
+            {
+                use steps::*;
+                pairs!(t, k_lanes<avx512::Codes>, Side;
+                    [F16In, E4m3In, E5m2In] => [I8Out, U8Out, I4Out, U4Out]);
+                pairs!(t, k_lanes<avx512::Bf16Codes>, Side;
+                    [Bf16In<false>] => [I8Out, U8Out, I4Out, U4Out]);
+            }
             // Widenings into float32 and float64 from sources decoded
             // without a table (not float8_e4m3fn, whose VPERMI2W lookup
             // wins), into complex128 from 4- and 1-bit ones, and into the

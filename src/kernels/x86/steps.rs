@@ -192,18 +192,23 @@ pub(crate) const fn nibble_code(dt: i32, k: u32, to: Format) -> u32 {
     } else {
         k as i32
     };
-    let m = v.unsigned_abs();
-    if m == 0 {
-        return 0;
-    }
-    let p = 31 - m.leading_zeros();
-    let code = ((p as i32 + to.bias) as u32) << to.fraction_bits
-        | (m - (1 << p)) << (to.fraction_bits - p);
+    let code = int_code(v.unsigned_abs(), to);
     if v < 0 {
         code | sign
     } else {
         code
     }
+}
+
+/// The bits in `to` of the integer `m`, whose significant bits `to` holds
+/// (at most its fraction bits + 1), exactly. For tables and bounds, at
+/// compile time.
+pub(crate) const fn int_code(m: u32, to: Format) -> u32 {
+    if m == 0 {
+        return 0;
+    }
+    let p = 31 - m.leading_zeros();
+    ((p as i32 + to.bias) as u32) << to.fraction_bits | (m - (1 << p)) << (to.fraction_bits - p)
 }
 
 /// The low bytes, then the high bytes, of `to`'s codes (16 bits wide) of

@@ -691,16 +691,20 @@ impl VDst<Two> for Bf16Top {
     }
 }
 
-/// `NarrowOut` in lanes `$L`: `$codes` gives a step's codes, one a word
-/// lane, and two steps are stored together (`put_codes2`).
+/// An encoder of codes of 8 bits or fewer in lanes `$L`: `$codes` gives a
+/// step's codes, one a word lane (`$signed`: 8-bit ones in -128..=127),
+/// and two steps are stored together (`put_codes2`).
 macro_rules! narrow_out {
     ($L:ty, [$($gen:tt)*], $T:ty, $codes:expr) => {
+        narrow_out!($L, [$($gen)*], $T, $codes, false);
+    };
+    ($L:ty, [$($gen:tt)*], $T:ty, $codes:expr, $signed:expr) => {
         impl<$($gen)*> VDst<$L> for $T {
             #[inline]
             #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
             unsafe fn put<const NT: bool>(x: $L, p: *mut u8) {
                 // SAFETY: the caller's STEP * BITS / 8 bytes.
-                unsafe { put_codes::<NT>($codes(x), Self::BITS, p) }
+                unsafe { put_codes::<NT>($codes(x), Self::BITS, $signed, p) }
             }
 
             const PAIRED: bool = true;
@@ -710,7 +714,7 @@ macro_rules! narrow_out {
             unsafe fn put2<const NT: bool>(x0: $L, x1: $L, p: *mut u8) {
                 let [w0, w1] = [x0, x1].map($codes);
                 // SAFETY: the caller's two steps.
-                unsafe { put_codes2::<NT>(w0, w1, Self::BITS, false, p) }
+                unsafe { put_codes2::<NT>(w0, w1, Self::BITS, $signed, p) }
             }
         }
     };
@@ -744,7 +748,7 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
 }
 
 /// Store two steps' codes of 8 bits (`bits` 8: one VPACKUSWB, or VPACKSSWB
-/// for `signed` codes in -128..=127, and a permute in place of two VPMOVWB,
+/// for `signed` codes, saturated to -128..=127, and a permute in place of two VPMOVWB,
 /// two operations each) or 4 (two VPACKUSWB, a VPMADDUBSW and a permute in
 /// place of two VPMADDWD and two VPMOVDB). One 64-byte store in place of
 /// two of 32 also keeps int8/uint8 at memory speed (float32 -> uint8 at 16
@@ -778,17 +782,20 @@ unsafe fn put_codes2<const NT: bool>(w0: Z, w1: Z, bits: usize, signed: bool, p:
 }
 
 /// Store 32 codes of 8 bits (`bits` 8: float8, int8, uint8) or 4 (float4,
-/// int4, uint4), one a word lane.
+/// int4, uint4), one a word lane; `signed` 8-bit ones saturate to
+/// -128..=127, as `put_codes2`'s pack does.
 ///
 /// # Safety
 /// `p` is writable for `4 * bits` bytes (aligned to that when `NT`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn put_codes<const NT: bool>(w: Z, bits: usize, p: *mut u8) {
+unsafe fn put_codes<const NT: bool>(w: Z, bits: usize, signed: bool, p: *mut u8) {
     // SAFETY: forwarded.
     unsafe {
         if bits == 4 {
             put128::<NT>(p, words_to_nibbles(w));
+        } else if signed {
+            put256::<NT>(p, _mm512_cvtsepi16_epi8(w));
         } else {
             put256::<NT>(p, _mm512_cvtepi16_epi8(w));
         }
@@ -822,6 +829,71 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     }
 }
 
+impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
+    /// `words` of 32 float16 codes, or bfloat16 codes if `BF`, computed in
+    /// the codes (for 8 bits and fewer, whose bounds both formats hold):
+    /// the magnitude clamped to the code of the lane's bound (HI, or -LO
+    /// where negative; 0 for a NaN and, unsigned, for a negative), then truncated by a variable shift of
+    /// its significand (a shift of 16 or more, any value under 1, gives
+    /// 0), and negated where negative.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn code_words<const BF: bool>(h: Z) -> Z {
+        const { assert!(BITS <= 8) };
+        let fmt = if BF { BF16 } else { F16 };
+        let w16 = |v: u32| _mm512_set1_epi16(v as i16);
+        let inf = w16(fmt.infinity_bits() as u32);
+        let bound = |v: i32| w16(int_code(v.unsigned_abs(), fmt));
+        let (a, neg) = if LO == 0 {
+            // Unsigned: a code above +inf's is a NaN or negative, all 0.
+            let zero = _mm512_cmpgt_epu16_mask(h, inf);
+            (_mm512_maskz_min_epu16(!zero, h, bound(HI)), 0)
+        } else {
+            let a = _mm512_and_si512(h, w16(0x7FFF));
+            let nan = _mm512_cmpgt_epu16_mask(a, inf);
+            let neg = _mm512_movepi16_mask(h);
+            // int8's bound is 128 for both signs: its stores saturate
+            // (`put_codes`, `put_codes2`), 128 to 127.
+            let cap = if BITS == 8 {
+                bound(LO)
+            } else {
+                _mm512_mask_mov_epi16(bound(HI), neg, bound(LO))
+            };
+            (_mm512_maskz_min_epu16(!nan, a, cap), neg)
+        };
+        let e = if BF {
+            _mm512_srli_epi16::<7>(a)
+        } else {
+            _mm512_srli_epi16::<10>(a)
+        };
+        let count = _mm512_sub_epi16(w16(fmt.fraction_bits + fmt.bias as u32), e);
+        // The fraction with the leading 1 (set for zero too: its shift is
+        // past 16).
+        let m = _mm512_ternarylogic_epi32::<0xF8>(
+            w16(1 << fmt.fraction_bits),
+            a,
+            w16(fmt.fraction_mask() as u32),
+        );
+        let v = _mm512_srlv_epi16(m, count);
+        if LO == 0 {
+            return v;
+        }
+        let v = _mm512_mask_sub_epi16(v, neg, _mm512_setzero_si512(), v);
+        if BITS == 4 {
+            _mm512_and_si512(v, w16(15))
+        } else {
+            v
+        }
+    }
+}
+
+// float16 and bfloat16 codes into the integers of 8 bits and fewer, in the
+// codes (`IntOut::code_words`).
+narrow_out!(Codes, [const LO: i32, const HI: i32, const BITS: usize], IntOut<LO, HI, BITS>,
+    |x| IntOut::<LO, HI, BITS>::code_words::<false>(x), LO < 0);
+narrow_out!(Bf16Codes, [const LO: i32, const HI: i32, const BITS: usize], IntOut<LO, HI, BITS>,
+    |x: Bf16Codes| IntOut::<LO, HI, BITS>::code_words::<true>(x.0), LO < 0);
+
 impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Two> for IntOut<LO, HI, BITS> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
@@ -832,7 +904,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Two> for IntOut<LO, H
             if BITS == 16 {
                 put512::<NT>(p, w);
             } else {
-                put_codes::<NT>(w, BITS, p);
+                put_codes::<NT>(w, BITS, LO < 0, p);
             }
         }
     }
