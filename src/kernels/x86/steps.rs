@@ -211,17 +211,29 @@ pub(crate) const fn int_code(m: u32, to: Format) -> u32 {
     ((p as i32 + to.bias) as u32) << to.fraction_bits | (m - (1 << p)) << (to.fraction_bits - p)
 }
 
-/// The low bytes, then the high bytes, of `to`'s codes (16 bits wide) of
-/// the 16 codes of the 4-bit dtype `dt` (`nibble_code`): two byte-lookup
+/// `to`'s codes (16 bits wide) of the 16 codes of the 4-bit dtype `dt`
+/// (`nibble_code`), in code order: what each level's lookup tables lay out.
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+pub(crate) const fn nibble_codes(dt: i32, to: Format) -> [u16; 16] {
+    let mut t = [0u16; 16];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = nibble_code(dt, k as u32, to) as u16;
+        k += 1;
+    }
+    t
+}
+
+/// The low bytes, then the high bytes, of `nibble_codes`: two byte-lookup
 /// tables.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
 pub(crate) const fn nibble_table(dt: i32, to: Format) -> [[u8; 16]; 2] {
+    let c = nibble_codes(dt, to);
     let mut t = [[0u8; 16]; 2];
     let mut k = 0;
     while k < 16 {
-        let c = nibble_code(dt, k as u32, to);
-        t[0][k] = c as u8;
-        t[1][k] = (c >> 8) as u8;
+        t[0][k] = c[k] as u8;
+        t[1][k] = (c[k] >> 8) as u8;
         k += 1;
     }
     t

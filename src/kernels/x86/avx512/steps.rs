@@ -100,14 +100,14 @@ static E2M1_F32: [u32; 16] = {
     t
 };
 
-/// `to`'s codes of the 16 codes of the 4-bit dtype `dt` (`nibble_code`), a
-/// VPERMW table (words 16 to 31 are never read).
+/// `nibble_codes` as a VPERMW table (words 16 to 31 are never read).
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
 const fn nibble_words(dt: i32, to: Format) -> [u16; 32] {
+    let c = nibble_codes(dt, to);
     let mut t = [0u16; 32];
     let mut k = 0;
     while k < 16 {
-        t[k] = nibble_code(dt, k as u32, to) as u16;
+        t[k] = c[k];
         k += 1;
     }
     t
@@ -833,9 +833,9 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// `words` of 32 float16 codes, or bfloat16 codes if `BF`, computed in
     /// the codes (for 8 bits and fewer, whose bounds both formats hold):
     /// the magnitude clamped to the code of the lane's bound (HI, or -LO
-    /// where negative; 0 for a NaN and, unsigned, for a negative), then truncated by a variable shift of
-    /// its significand (a shift of 16 or more, any value under 1, gives
-    /// 0), and negated where negative.
+    /// where negative; 0 for a NaN and, unsigned, for a negative), then
+    /// truncated by a variable shift of its significand (a shift of 16 or
+    /// more, any value under 1, gives 0), and negated where negative.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn code_words<const BF: bool>(h: Z) -> Z {
