@@ -499,16 +499,14 @@ const fn code_base((src, fmt): (Format, Format)) -> i32 {
 }
 
 /// `narrow_code16`'s tables, by exponent field e (from `code_base`): the
-/// shift, and what to subtract from h before it (see there), for a
-/// positive h and a negative one (the same, plus the sign bit). The
+/// shift, and what to subtract from |h| before it (see there). The
 /// infinity field (float16's: bfloat16's is past the table) subtracts
-/// nothing, so that v is |h| there: a NaN is then a v above infinity's
-/// bits, which no other lane's v reaches, and infinity rounds past the cap.
+/// nothing, so that infinity rounds past the cap.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const fn code_tables((src, fmt): (Format, Format)) -> [[u16; 32]; 3] {
+const fn code_tables((src, fmt): (Format, Format)) -> [[u16; 32]; 2] {
     let (m, tn) = (src.fraction_bits, src.bias - fmt.bias + 1);
     let shift = (m - fmt.fraction_bits) as i32;
-    let mut t = [[0u16; 32]; 3];
+    let mut t = [[0u16; 32]; 2];
     let mut i = 0;
     while i < 32 {
         let e = code_base((src, fmt)) + i as i32;
@@ -521,7 +519,6 @@ const fn code_tables((src, fmt): (Format, Format)) -> [[u16; 32]; 3] {
         };
         t[0][i] = if sh >= 16 { 16 } else { sh as u16 };
         t[1][i] = off as u16;
-        t[2][i] = (off + 0x8000) as u16;
         i += 1;
     }
     t
@@ -532,7 +529,7 @@ const fn code_tables((src, fmt): (Format, Format)) -> [[u16; 32]; 3] {
 /// integers: each lane's code is its value over `fmt`'s quantum in the
 /// binade where it lands, rounded to nearest-even by a variable shift
 /// (AVX-512 BW's VPSRLVW, which gives 0 for counts past 15), the shift and
-/// offset looked up by exponent field (VPERMW and VPERMI2W, `code_tables`).
+/// offset looked up by exponent field (VPERMW, `code_tables`).
 ///
 /// With m = the source's fraction bits, f = `fmt`'s, e a lane's exponent
 /// field and tn the field of `fmt`'s least normal binade, k = min(e, tn)
@@ -564,7 +561,7 @@ fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
     if src.bias == fmt.bias {
         return round16(h, 0, fmt);
     }
-    let [tsh, tpos, tneg] = const {
+    let [tsh, tpos] = const {
         let (src, fmt) = code_formats(BF, FMT);
         let tn = src.bias - fmt.bias + 1;
         assert!(tn == 1 || tn >= fmt.fraction_bits as i32 + 2);
@@ -574,30 +571,25 @@ fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
     let (m, f) = (src.fraction_bits, fmt.fraction_bits);
     let w = |k: i32| _mm512_set1_epi16(k as i16);
     // SAFETY: each table is 64 bytes.
-    let [tsh, tpos, tneg] =
-        [tsh, tpos, tneg].map(|t| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) });
+    let [tsh, tpos] = [tsh, tpos].map(|t| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) });
     let mv = _mm_cvtsi32_si128(m as i32);
     let a = _mm512_and_si512(h, w(0x7FFF));
-    let (sh, v) = if BF {
-        // bfloat16's fields from `base`, clamped into the table's 32.
-        let e = _mm512_srl_epi16(a, mv);
-        let e = _mm512_min_epu16(_mm512_subs_epu16(e, w(base)), w(31));
-        let v = _mm512_sub_epi16(a, _mm512_permutexvar_epi16(e, tpos));
-        (_mm512_permutexvar_epi16(e, tsh), v)
+    let e = _mm512_srl_epi16(a, mv);
+    // bfloat16's fields from `base`, clamped into the table's 32; float16's
+    // are the indices.
+    let e = if BF {
+        _mm512_min_epu16(_mm512_subs_epu16(e, w(base)), w(31))
     } else {
-        // float16's fields are the indices, with the sign above them: it
-        // picks the offset that takes it away too (VPERMI2W reads 6 bits
-        // of each index, VPERMW 5).
-        let e = _mm512_srl_epi16(h, mv);
-        let v = _mm512_sub_epi16(h, _mm512_permutex2var_epi16(tpos, e, tneg));
-        (_mm512_permutexvar_epi16(e, tsh), v)
+        e
     };
+    let v = _mm512_sub_epi16(a, _mm512_permutexvar_epi16(e, tpos));
+    let sh = _mm512_permutexvar_epi16(e, tsh);
     let down = _mm512_srlv_epi16(v, sh);
     let up = _mm512_srlv_epi16(_mm512_add_epi16(v, w(1)), sh);
     // up & !((up ^ down) & 1)
     let r = _mm512_ternarylogic_epi32::<0xD0>(up, down, w(1));
     // float16: v is |h| in the infinity field and below elsewhere.
-    let nan = _mm512_cmpgt_epu16_mask(if BF { a } else { v }, w(src.infinity_bits() as i32));
+    let nan = _mm512_cmpgt_epu16_mask(a, w(src.infinity_bits() as i32));
     let cap = if fmt.has_infinity() {
         fmt.infinity_bits()
     } else {
