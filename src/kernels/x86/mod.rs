@@ -432,7 +432,11 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<SimdKernel> {
 /// bandwidth (float32 -> float4_e2m1fn at 256 MiB: 1.9 against 3.2 Gelem/s
 /// with this; float64 -> float8_e4m3fn 1.1 against 1.6); a source in L1 or
 /// L2 needs no help, and a short call would pay for the first prefetches.
-const PREFETCH: usize = 2048;
+/// 4096 rather than 2048 on the Intel Xeon (bench-levels, alternated):
+/// float32 sources of 16 MiB 1.0-1.4x and of 256 MiB 1.09-1.14x, 4- and
+/// 8-bit sources of 8 MiB 1.02-1.2x, 16-bit ones of 16 MiB 0.88-1.16x
+/// (noise); 8192 was better yet in DRAM but worse for the 16-bit sources.
+const PREFETCH: usize = 4096;
 const PREFETCH_MIN: usize = 512 << 10;
 
 /// The first argument of `prefetch_ahead` for a call reading `bytes`.
