@@ -172,7 +172,7 @@ static void conversions_all(int quick) {
       }
     }
   if (!quick) {
-    /* Past STREAM_MIN (24 MiB read + written): the non-temporal path. */
+    /* Past STREAM_MIN (16 MiB read + written): the non-temporal path. */
     static const int32_t pairs[][2] = {{NX_FLOAT32, NX_FLOAT64}, {NX_FLOAT64, NX_FLOAT32}};
     for (k = 0; k < 2; k++) {
       int64_t m = ((int64_t)49 << 20) * 8 / nx_dtype_bits(pairs[k][1]) + 3;

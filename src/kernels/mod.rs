@@ -239,7 +239,12 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
 /// - 17-20 MiB (float32 -> float8_e4m3fn, float4_e2m1fn): the same within
 ///   the noise (1.8-2.6 against 2.1-2.3);
 /// - 6 MiB (float16 -> float32 at 2 MiB): 7.0-8.3 against 3.5-3.6.
-pub const STREAM_MIN: usize = 24 << 20;
+///
+/// On the Intel Xeon (105 MiB of L3, shared) streaming won from 10 MiB
+/// moved up (bench-levels, both orders): float32 -> float8_e4m3fn, int8,
+/// uint4, float4_e2m1fn at 16 MiB of source (18-20 MiB moved) 1.06-1.25x,
+/// at 8 MiB 1.0-1.19x. 16 MiB keeps clear of the AMD's loss at 6.
+pub const STREAM_MIN: usize = 16 << 20;
 
 /// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
 /// into bit 0 of `dst`.
