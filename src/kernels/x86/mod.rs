@@ -435,28 +435,44 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<SimdKernel> {
 /// 4096 rather than 2048 on the Intel Xeon (bench-levels, alternated):
 /// float32 sources of 16 MiB 1.0-1.4x and of 256 MiB 1.09-1.14x, 4- and
 /// 8-bit sources of 8 MiB 1.02-1.2x, 16-bit ones of 16 MiB 0.88-1.16x
-/// (noise); 8192 was better yet in DRAM but worse for the 16-bit sources.
+/// (noise). Farther still (`PREFETCH_FAR`) helped only sources past the
+/// last-level cache: float32 -> float8_e4m3fn and int8 at 128 MiB, 8192
+/// and 16384 bytes ahead against 4096: 1.0-1.03x and 1.05-1.10x; at 256
+/// MiB 8192 gave 1.08-1.11x. At 16 MiB, 8192 lost up to a quarter for the
+/// 16-bit sources.
 const PREFETCH: usize = 4096;
 const PREFETCH_MIN: usize = 512 << 10;
+const PREFETCH_FAR: usize = 16384;
+const PREFETCH_FAR_MIN: usize = 64 << 20;
 
-/// The first argument of `prefetch_ahead` for a call reading `bytes`.
+/// A call's prefetching: the next source byte to prefetch (`usize::MAX`:
+/// none) and how far ahead of the conversion.
+pub struct Prefetch {
+    done: usize,
+    ahead: usize,
+}
+
+/// The prefetching of a call reading `bytes`.
 #[inline(always)]
-fn prefetch_from(bytes: usize) -> usize {
-    if bytes >= PREFETCH_MIN {
-        0
-    } else {
-        usize::MAX // never: nothing to prefetch
+fn prefetch_from(bytes: usize) -> Prefetch {
+    Prefetch {
+        done: if bytes >= PREFETCH_MIN { 0 } else { usize::MAX },
+        ahead: if bytes >= PREFETCH_FAR_MIN {
+            PREFETCH_FAR
+        } else {
+            PREFETCH
+        },
     }
 }
 
-/// Prefetch the source lines from byte `*done` up to `upto + PREFETCH` of
-/// `src` (prefetching never faults, past the end neither).
+/// Prefetch the source lines from byte `pf.done` up to `upto + pf.ahead`
+/// of `src` (prefetching never faults, past the end neither).
 #[inline(always)]
-fn prefetch_ahead(src: *const u8, done: &mut usize, upto: usize) {
-    while *done < upto + PREFETCH {
+fn prefetch_ahead(src: *const u8, pf: &mut Prefetch, upto: usize) {
+    while pf.done < upto + pf.ahead {
         // SAFETY: a prefetch is a hint that touches no architectural
         // state and never faults (SSE, in the x86-64 baseline).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(*done).cast()) };
-        *done += 64;
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(pf.done).cast()) };
+        pf.done += 64;
     }
 }
