@@ -243,7 +243,7 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
 /// On the Intel Xeon (105 MiB of L3, shared) streaming won from 10 MiB
 /// moved up (bench-levels, both orders): float32 -> float8_e4m3fn, int8,
 /// uint4, float4_e2m1fn at 16 MiB of source (18-20 MiB moved) 1.06-1.25x,
-/// at 8 MiB 1.0-1.19x. 16 MiB keeps clear of the AMD's loss at 6.
+/// at 8 MiB 1.0-1.19x. 16 MiB keeps clear of the AMD's loss at 6 MiB.
 pub const STREAM_MIN: usize = 16 << 20;
 
 /// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`

@@ -588,7 +588,7 @@ fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
     let up = _mm512_srlv_epi16(_mm512_add_epi16(v, w(1)), sh);
     // up & !((up ^ down) & 1)
     let r = _mm512_ternarylogic_epi32::<0xD0>(up, down, w(1));
-    // float16: v is |h| in the infinity field and below elsewhere.
+    // A NaN: a magnitude above infinity's code.
     let nan = _mm512_cmpgt_epu16_mask(a, w(src.infinity_bits() as i32));
     let cap = if fmt.has_infinity() {
         fmt.infinity_bits()
