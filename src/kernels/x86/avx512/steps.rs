@@ -714,7 +714,7 @@ macro_rules! narrow_out {
             unsafe fn put2<const NT: bool>(x0: $L, x1: $L, p: *mut u8) {
                 let [w0, w1] = [x0, x1].map($codes);
                 // SAFETY: the caller's two steps.
-                unsafe { put_codes2::<NT>(w0, w1, Self::BITS, $signed, p) }
+                unsafe { put_codes2::<NT, false>(w0, w1, Self::BITS, $signed, p) }
             }
         }
     };
@@ -748,34 +748,59 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
 }
 
 /// Store two steps' codes of 8 bits (`bits` 8: one VPACKUSWB, or VPACKSSWB
-/// for `signed` codes, saturated to -128..=127, and a permute in place of two VPMOVWB,
-/// two operations each) or 4 (two VPACKUSWB, a VPMADDUBSW and a permute in
-/// place of two VPMADDWD and two VPMOVDB). One 64-byte store in place of
-/// two of 32 also keeps int8/uint8 at memory speed (float32 -> uint8 at 16
-/// MiB: 5.4 -> 5.8 Gelem/s, numpy's rate).
+/// for `signed` codes, saturated to -128..=127, and a permute in place of
+/// two VPMOVWB, two operations each) or 4 (two VPACKUSWB, a VPMADDUBSW and
+/// a permute in place of two VPMADDWD and two VPMOVDB). One 64-byte store
+/// in place of two of 32 also keeps int8/uint8 at memory speed (float32 ->
+/// uint8 at 16 MiB: 5.4 -> 5.8 Gelem/s, numpy's rate). `LANED` words come
+/// in `IntOut::laned_words`' order, which the final permute puts right.
 ///
 /// # Safety
 /// `p` is writable for `8 * bits` bytes (aligned to 64 when `NT`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-unsafe fn put_codes2<const NT: bool>(w0: Z, w1: Z, bits: usize, signed: bool, p: *mut u8) {
+unsafe fn put_codes2<const NT: bool, const LANED: bool>(
+    w0: Z,
+    w1: Z,
+    bits: usize,
+    signed: bool,
+    p: *mut u8,
+) {
     // SAFETY: forwarded.
     unsafe {
         if bits == 8 {
-            // Quadword 2L + k holds step k's bytes of 128-bit lane L (every
-            // code fits the pack's range: its saturation changes nothing).
-            let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+            // Ordered words: quadword 2L + k holds step k's bytes of
+            // 128-bit lane L. Laned: dword 4L + j holds the four elements
+            // from 16j + 4L (every code fits the pack's range: its
+            // saturation changes nothing).
             let b = if signed {
                 _mm512_packs_epi16(w0, w1)
             } else {
                 _mm512_packus_epi16(w0, w1)
             };
-            put512::<NT>(p, _mm512_permutexvar_epi64(order, b));
+            let b = if LANED {
+                let order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+                _mm512_permutexvar_epi32(order, b)
+            } else {
+                _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), b)
+            };
+            put512::<NT>(p, b);
         } else {
-            // Lane L of the pairs: step 0's 4 bytes of it, then step 1's.
+            // Ordered: lane L of the pairs is step 0's 4 bytes of it, then
+            // step 1's. Laned: word 8L + j holds the four elements from
+            // 16j + 4L.
             let n = pair_nibbles(_mm512_packus_epi16(w0, w1));
-            let order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
-            let b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(n, n));
+            let n = _mm512_packus_epi16(n, n);
+            let b = if LANED {
+                let order = _mm512_set_epi16(
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 19, 11, 3, 26, 18, 10, 2,
+                    25, 17, 9, 1, 24, 16, 8, 0,
+                );
+                _mm512_permutexvar_epi16(order, n)
+            } else {
+                let order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
+                _mm512_permutexvar_epi32(order, n)
+            };
             put256::<NT>(p, _mm512_castsi512_si256(b));
         }
     }
@@ -803,28 +828,59 @@ unsafe fn put_codes<const NT: bool>(w: Z, bits: usize, signed: bool, p: *mut u8)
 }
 
 impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
-    /// A step's integers, one a word lane: for 4 bits the nibbles
-    /// (`put_codes`), for 8 and 16 bits the values.
+    /// A step's integers as dwords: clamped in float32, truncated. A NaN
+    /// gives 0 in the low word, as SEMANTICS.md wants: unsigned, VMAXPS
+    /// returns its second operand, 0, for it; signed, VMINPS and VMAXPS
+    /// return it (their second operand) and the truncation gives
+    /// 0x8000_0000 (a saturating pack would make that the minimum).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn ints(x: Two) -> Two {
+        x.map(|v| {
+            let v = _mm512_castsi512_ps(v);
+            let v = if LO == 0 {
+                _mm512_min_ps(
+                    _mm512_max_ps(v, _mm512_setzero_ps()),
+                    _mm512_set1_ps(HI as f32),
+                )
+            } else {
+                let v = _mm512_min_ps(_mm512_set1_ps(HI as f32), v);
+                _mm512_max_ps(_mm512_set1_ps(LO as f32), v)
+            };
+            _mm512_cvttps_epi32(v)
+        })
+    }
+
+    /// A step's integers of 8 bits and fewer, one a word lane, in the
+    /// order VPACKUSDW leaves them: word 8L + j of 128-bit lane L is
+    /// element 4L + j of the step's first half (j < 4), then of its
+    /// second. For 4 bits the nibbles (`put_codes`); for 8 the values
+    /// (16 bits never come here: `words`, `PAIRED`). One VPACKUSDW (unsigned: 0..=HI already; signed: the low word taken
+    /// first) in place of a VPERMT2W, which takes twice its time here.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn laned_words(x: Two) -> Z {
+        let [a, b] = Self::ints(x);
+        if LO == 0 {
+            return _mm512_packus_epi32(a, b);
+        }
+        let low = _mm512_set1_epi32(if BITS == 4 { 15 } else { 0xFFFF });
+        _mm512_packus_epi32(_mm512_and_si512(a, low), _mm512_and_si512(b, low))
+    }
+
+    /// A step's integers, one a word lane, in order: for 4 bits the
+    /// nibbles (`put_codes`), for 8 and 16 bits the values.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn words(x: Two) -> Z {
-        // Clamp in float32 (VMINPS returns its second operand, x, for a NaN,
-        // and VMAXPS then too), truncate (a NaN gives 0x8000_0000, whose low
-        // word is 0, as SEMANTICS.md wants of a NaN), keep the low words: a
-        // saturating pack would turn that NaN into the minimum.
-        let int = |v: Z| {
-            let v = _mm512_min_ps(_mm512_set1_ps(HI as f32), _mm512_castsi512_ps(v));
-            _mm512_cvttps_epi32(_mm512_max_ps(_mm512_set1_ps(LO as f32), v))
-        };
-        let [a, b] = x.map(int);
         if BITS == 16 {
+            let [a, b] = Self::ints(x);
             // Two VPMOVDW measured 3-4% faster here than one VPERMT2W
-            // (float32 -> int16, in cache), which wins for 8 and 4 bits.
+            // (float32 -> int16, in cache).
             join(_mm512_cvtepi32_epi16(a), _mm512_cvtepi32_epi16(b))
-        } else if BITS == 4 && LO < 0 {
-            _mm512_and_si512(half_words::<false>(a, b), _mm512_set1_epi16(15))
         } else {
-            half_words::<false>(a, b)
+            let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+            _mm512_permutexvar_epi64(order, Self::laned_words(x))
         }
     }
 }
@@ -916,7 +972,15 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Two> for IntOut<LO, H
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put2<const NT: bool>(x0: Two, x1: Two, p: *mut u8) {
         // SAFETY: the caller's two steps.
-        unsafe { put_codes2::<NT>(Self::words(x0), Self::words(x1), BITS, LO < 0, p) }
+        unsafe {
+            put_codes2::<NT, true>(
+                Self::laned_words(x0),
+                Self::laned_words(x1),
+                BITS,
+                LO < 0,
+                p,
+            )
+        }
     }
 }
 
