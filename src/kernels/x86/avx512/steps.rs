@@ -205,16 +205,15 @@ fn bytes_to_f32<const SIGNED: bool>(b: __m256i) -> Two {
     ]
 }
 
-/// The top (`TOP`) or low words of 32 dwords (`a` then `b`), in order: one
-/// VPERMT2W.
+/// The top words of 32 dwords (`a` then `b`), in order: one VPERMT2W.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn half_words<const TOP: bool>(a: Z, b: Z) -> Z {
-    let even = _mm512_set_epi16(
-        62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18,
-        16, 14, 12, 10, 8, 6, 4, 2, 0,
+fn top_words(a: Z, b: Z) -> Z {
+    let odd = _mm512_set_epi16(
+        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
+        17, 15, 13, 11, 9, 7, 5, 3, 1,
     );
-    _mm512_permutex2var_epi16(a, _mm512_add_epi16(even, _mm512_set1_epi16(TOP as i16)), b)
+    _mm512_permutex2var_epi16(a, odd, b)
 }
 
 /// 1.0 in the lanes whose bit of `m` is set, else 0 (bit j, element j).
@@ -668,7 +667,7 @@ impl VDst<Two> for Bf16Out {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // SAFETY: the caller's 64 bytes.
-        unsafe { put512::<NT>(p, half_words::<true>(bf16_round(x[0]), bf16_round(x[1]))) }
+        unsafe { put512::<NT>(p, top_words(bf16_round(x[0]), bf16_round(x[1]))) }
     }
 }
 
@@ -687,7 +686,7 @@ impl VDst<Two> for Bf16Top {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // SAFETY: the caller's 64 bytes.
-        unsafe { put512::<NT>(p, half_words::<true>(x[0], x[1])) }
+        unsafe { put512::<NT>(p, top_words(x[0], x[1])) }
     }
 }
 
@@ -855,8 +854,9 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// order VPACKUSDW leaves them: word 8L + j of 128-bit lane L is
     /// element 4L + j of the step's first half (j < 4), then of its
     /// second. For 4 bits the nibbles (`put_codes`); for 8 the values
-    /// (16 bits never come here: `words`, `PAIRED`). One VPACKUSDW (unsigned: 0..=HI already; signed: the low word taken
-    /// first) in place of a VPERMT2W, which takes twice its time here.
+    /// (16 bits never come here: `words`, `PAIRED`). One VPACKUSDW
+    /// (unsigned: 0..=HI already; signed: the low word taken first) in
+    /// place of a VPERMT2W, which takes twice its time here.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn laned_words(x: Two) -> Z {
