@@ -899,6 +899,9 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
         let fmt = if BF { BF16 } else { F16 };
         let w16 = |v: u32| _mm512_set1_epi16(v as i16);
         let inf = w16(fmt.infinity_bits() as u32);
+        if LO < 0 && BITS == 4 {
+            return int4_code_words::<BF>(h);
+        }
         let bound = |v: i32| w16(int_code(v.unsigned_abs(), fmt));
         let (a, neg) = if LO == 0 {
             // Unsigned: a code above +inf's is a NaN or negative, all 0.
@@ -941,6 +944,60 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
             v
         }
     }
+}
+
+/// int4's nibbles by truncation class (`int4_code_words`): class 0 is
+/// |x| < 1; class j in 1..=12 is the binade 2^((j - 1) / 4) with the two
+/// top fraction bits (j - 1) % 4, whose values all truncate to
+/// ((4 + (j - 1) % 4) << ((j - 1) / 4)) >> 2; class 13 is |x| >= 8. Words
+/// 0..16 for a positive x (saturated to 7), 16..32 for a negative one
+/// (-8 at most, as a nibble).
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn int4_class_words() -> [u16; 32] {
+    let mut t = [0u16; 32];
+    let mut j = 1;
+    while j < 14 {
+        let m = if j == 13 {
+            8
+        } else {
+            ((4 + (j - 1) % 4) << ((j - 1) / 4)) >> 2
+        };
+        t[j] = if m > 7 { 7 } else { m as u16 };
+        t[16 + j] = (16 - m as u16) & 15;
+        j += 1;
+    }
+    t
+}
+
+/// int4's nibbles of 32 float16 codes, or bfloat16 codes if `BF`, one a
+/// word lane, by one table lookup (VPERMW, `int4_class_words`): a
+/// truncation toward zero into -8..=7 depends only on x's sign and class,
+/// which a saturating subtraction and a minimum take from the exponent and
+/// the two top fraction bits; a NaN gives 0 (the lookup's zero mask). Eight
+/// operations where the general form (`code_words`) takes eleven: it
+/// clamps each sign to its own bound, shifts by a variable count and
+/// negates.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn int4_code_words<const BF: bool>(h: Z) -> Z {
+    let fmt = if BF { BF16 } else { F16 };
+    let w16 = |v: u32| _mm512_set1_epi16(v as i16);
+    let t = const { int4_class_words() };
+    // SAFETY: the table is 64 bytes.
+    let t = unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+    let a = _mm512_and_si512(h, w16(0x7FFF));
+    let keep = _mm512_cmple_epu16_mask(a, w16(fmt.infinity_bits() as u32));
+    // The exponent and two top fraction bits, from just below class 1.
+    let top = if BF {
+        _mm512_srli_epi16::<5>(a)
+    } else {
+        _mm512_srli_epi16::<8>(a)
+    };
+    let below = ((fmt.bias - 1) << 2) as u32 + 3;
+    let class = _mm512_min_epu16(_mm512_subs_epu16(top, w16(below)), w16(13));
+    // The sign to bit 4: the negative half of the table.
+    let i = _mm512_ternarylogic_epi32::<0xF8>(class, _mm512_srli_epi16::<11>(h), w16(16));
+    _mm512_maskz_permutexvar_epi16(keep, i, t)
 }
 
 // float16 and bfloat16 codes into the integers of 8 bits and fewer, in the
