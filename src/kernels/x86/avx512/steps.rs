@@ -887,38 +887,34 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
 
 impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// `words` of 32 float16 codes, or bfloat16 codes if `BF`, computed in
-    /// the codes (for 8 bits and fewer, whose bounds both formats hold):
-    /// the magnitude clamped to the code of the lane's bound (HI, or -LO
-    /// where negative; 0 for a NaN and, unsigned, for a negative), then
+    /// the codes (for 8 bits and fewer, whose bounds both formats hold).
+    /// int4 by a table (`int4_code_words`); the others: the magnitude
+    /// clamped to the code of the bound (HI; int8's 128, which its stores
+    /// saturate to 127; 0 for a NaN and, unsigned, for a negative), then
     /// truncated by a variable shift of its significand (a shift of 16 or
     /// more, any value under 1, gives 0), and negated where negative.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn code_words<const BF: bool>(h: Z) -> Z {
         const { assert!(BITS <= 8) };
-        let fmt = if BF { BF16 } else { F16 };
-        let w16 = |v: u32| _mm512_set1_epi16(v as i16);
-        let inf = w16(fmt.infinity_bits() as u32);
         if LO < 0 && BITS == 4 {
             return int4_code_words::<BF>(h);
         }
+        let fmt = if BF { BF16 } else { F16 };
+        let w16 = |v: u32| _mm512_set1_epi16(v as i16);
+        let inf = w16(fmt.infinity_bits() as u32);
         let bound = |v: i32| w16(int_code(v.unsigned_abs(), fmt));
         let (a, neg) = if LO == 0 {
             // Unsigned: a code above +inf's is a NaN or negative, all 0.
             let zero = _mm512_cmpgt_epu16_mask(h, inf);
             (_mm512_maskz_min_epu16(!zero, h, bound(HI)), 0)
         } else {
+            // int8: one bound, 128, for both signs (`put_codes`,
+            // `put_codes2` saturate).
             let a = _mm512_and_si512(h, w16(0x7FFF));
             let nan = _mm512_cmpgt_epu16_mask(a, inf);
             let neg = _mm512_movepi16_mask(h);
-            // int8's bound is 128 for both signs: its stores saturate
-            // (`put_codes`, `put_codes2`), 128 to 127.
-            let cap = if BITS == 8 {
-                bound(LO)
-            } else {
-                _mm512_mask_mov_epi16(bound(HI), neg, bound(LO))
-            };
-            (_mm512_maskz_min_epu16(!nan, a, cap), neg)
+            (_mm512_maskz_min_epu16(!nan, a, bound(LO)), neg)
         };
         let e = if BF {
             _mm512_srli_epi16::<7>(a)
@@ -937,12 +933,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
         if LO == 0 {
             return v;
         }
-        let v = _mm512_mask_sub_epi16(v, neg, _mm512_setzero_si512(), v);
-        if BITS == 4 {
-            _mm512_and_si512(v, w16(15))
-        } else {
-            v
-        }
+        _mm512_mask_sub_epi16(v, neg, _mm512_setzero_si512(), v)
     }
 }
 
