@@ -55,20 +55,25 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 
 
-def best_time(fn, nbytes):
-    """Best seconds per call over a few batches sized to ~0.05 s each."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, min(20000, int(0.05 / one)))
-    batches = 5 if nbytes <= (16 << 20) else 3
-    best = float("inf")
-    for _ in range(batches):
+def best_times(fns, nbytes):
+    """Best seconds per call of each of `fns`, over a few batches of each sized
+    to ~0.05 s, the functions' batches taken in turn: a change in the shared
+    host's load between batches then touches every column of a row alike."""
+    reps = []
+    for fn in fns:
+        fn()
         t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / reps)
+        fn()
+        one = max(time.perf_counter() - t0, 1e-7)
+        reps.append(max(1, min(20000, int(0.05 / one))))
+    batches = 5 if nbytes <= (16 << 20) else 3
+    best = [float("inf")] * len(fns)
+    for _ in range(batches):
+        for k, (fn, r) in enumerate(zip(fns, reps)):
+            t0 = time.perf_counter()
+            for _ in range(r):
+                fn()
+            best[k] = min(best[k], (time.perf_counter() - t0) / r)
     return best
 
 
@@ -96,9 +101,8 @@ def call_costs():
     args = (ctypes.c_int32(0), ctypes.c_void_p(a.ctypes.data), ctypes.c_int32(1),
             ctypes.c_void_p(b.ctypes.data), ctypes.c_int64(0))
     conv = lib.nx_convert
-    ours = best_time(lambda: conv(*args), 0)
     ea, eb = a[:0], b[:0]
-    theirs = best_time(lambda: np.copyto(eb, ea, casting="unsafe"), 0)
+    ours, theirs = best_times([lambda: conv(*args), lambda: np.copyto(eb, ea, casting="unsafe")], 0)
     return ours, theirs
 
 
@@ -126,23 +130,25 @@ def main(out_path):
                     ctypes.c_void_p(out.ctypes.data), ctypes.c_int64(n))
             conv = lib.nx_convert
             assert conv(*args) == 0
-            t_ours = best_time(lambda: conv(*args), size)
             moved = size + out_bytes
             half = moved // 2
             a = np.ones(half, np.uint8)
             b = np.zeros(half, np.uint8)
             margs = (ctypes.c_void_p(b.ctypes.data), ctypes.c_void_p(a.ctypes.data), ctypes.c_size_t(half))
-            t_memcpy = min(best_time(lambda: f(*margs), size) for f in COPIES)
-            del a, b
             rargs = (ctypes.c_void_p(packed.ctypes.data), ctypes.c_size_t(size))
-            t_read = min(best_time(lambda: f(*rargs), size)
-                         for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch))
+            reads = (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch)
             theirs = np.empty(n, NP[d])
             numpy_own = ("float64", "float32", "float16", "int8", "uint8", "int32", "int64", "complex64",
                          "complex128", "bool")
             other = "numpy" if s in numpy_own and d in numpy_own else "ml_dtypes"
-            t_them = best_time(lambda: np.copyto(theirs, src, casting="unsafe"), size)
-            del theirs
+            # Default arguments bind each function now, not at the call.
+            fns = ([lambda: conv(*args)] + [lambda f=f: f(*margs) for f in COPIES]
+                   + [lambda f=f: f(*rargs) for f in reads] + [lambda: np.copyto(theirs, src, casting="unsafe")])
+            t = best_times(fns, size)
+            t_ours, t_them = t[0], t[-1]
+            t_memcpy = min(t[1:1 + len(COPIES)])
+            t_read = min(t[1 + len(COPIES):-1])
+            del a, b, theirs
             rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
                          other, n / t_them / 1e9, t_them / t_ours))
             r = rows[-1]
