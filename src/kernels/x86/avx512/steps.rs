@@ -965,9 +965,9 @@ const fn int4_class_words() -> [u16; 32] {
 /// truncation toward zero into -8..=7 depends only on x's sign and class,
 /// which a saturating subtraction and a minimum take from the exponent and
 /// the two top fraction bits; a NaN gives 0 (the lookup's zero mask). Eight
-/// operations where the general form (`code_words`) takes eleven: it
-/// clamps each sign to its own bound, shifts by a variable count and
-/// negates.
+/// operations where the shift form (`code_words`, which int8 and the
+/// unsigned integers keep) took eleven for int4: it clamped each sign to
+/// its own bound, shifted by a variable count, negated and masked.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 fn int4_code_words<const BF: bool>(h: Z) -> Z {
