@@ -10,7 +10,9 @@
  * Usage: bench_levels [elements [source pattern [pairs]]]
  *   elements  per call (default 16384: in L1/L2 for every pair);
  *   pattern   "normal" (default: values around 1, and integers in range
- *             for the integer sources) or "bits" (random bit patterns);
+ *             for the integer sources), "bits" (random bit patterns) or
+ *             "subnormal" (floats below their format's normals: random
+ *             bits with the exponent field cleared; integers as "normal");
  *   pairs     only these, as "s:d,s:d" (dtype codes). */
 
 #define _POSIX_C_SOURCE 200809L
@@ -23,23 +25,48 @@
 #include "bench.h"
 #include "nx_dtype.h"
 
+enum pattern { NORMAL, BITS, SUBNORMAL };
+
+/* The bits of a float part of `width` bits that are its exponent field. */
+static uint64_t exponent_mask(int32_t part, int32_t width) {
+  nx_float_format f;
+  if (nx_dtype_float_format(part, &f) != NX_OK) return 0;
+  uint64_t field = ((UINT64_C(1) << f.exponent_bits) - 1) << f.fraction_bits;
+  return width < 64 ? field & ((UINT64_C(1) << width) - 1) : field;
+}
+
 /* Source elements: random bits, or a store of a value near 1 (a sum of
  * uniforms, roughly normal) for floats (both parts of a complex) and of an
  * in-range integer for the integer dtypes, through the library's own
- * store. */
-static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
+ * store; or for SUBNORMAL, floats of random bits without their exponent
+ * (subnormals and zeros of the format). */
+static void fill(int32_t dt, unsigned char *p, int64_t n, enum pattern pat) {
   int32_t width = nx_dtype_bits(dt);
   size_t bytes = (size_t)((n * width + 7) / 8);
   for (size_t i = 0; i < bytes; i++) p[i] = (unsigned char)next();
-  if (bits_only || width < 8) return; /* sub-byte: every pattern is in range */
   int32_t kind = nx_dtype_kind(dt);
   /* A complex element is two floats of its part's format. */
   int32_t part = dt == NX_COMPLEX128 ? NX_FLOAT64 : dt == NX_COMPLEX64 ? NX_FLOAT32 : dt;
+  int floats = kind == NX_KIND_FLOAT || kind == NX_KIND_COMPLEX;
+  if (pat == SUBNORMAL && floats) {
+    /* Parts of 4 bits and more, little-endian: clear each one's exponent. */
+    int32_t w = nx_dtype_bits(part);
+    uint64_t keep = ~exponent_mask(part, w);
+    for (size_t bit = 0; bit + (size_t)w <= bytes * 8; bit += (size_t)w) {
+      size_t at = bit / 8, len = ((size_t)w + 7) / 8;
+      uint64_t v = 0;
+      memcpy(&v, p + at, len);
+      v &= w < 8 ? ~(~keep << (bit % 8)) : keep;
+      memcpy(p + at, &v, len);
+    }
+    return;
+  }
+  if (pat == BITS || width < 8) return; /* sub-byte: every pattern is in range */
   size_t w = (size_t)nx_dtype_bits(part) / 8;
   int64_t parts = kind == NX_KIND_COMPLEX ? 2 * n : n;
   for (int64_t i = 0; i < parts; i++) {
     double x;
-    if (kind == NX_KIND_FLOAT || kind == NX_KIND_COMPLEX) {
+    if (floats) {
       x = 0;
       for (int k = 0; k < 4; k++) x += (double)(next() >> 11) / 9007199254740992.0 - 0.5;
       x *= 3.0;
@@ -53,7 +80,8 @@ static void fill(int32_t dt, unsigned char *p, int64_t n, int bits_only) {
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
-  int bits_only = argc > 2 && strcmp(argv[2], "bits") == 0;
+  const char *pname = argc > 2 ? argv[2] : "normal";
+  enum pattern pat = strcmp(pname, "bits") == 0 ? BITS : strcmp(pname, "subnormal") == 0 ? SUBNORMAL : NORMAL;
   const char *only = argc > 3 ? argv[3] : NULL;
   const int count = NX_DTYPE_COUNT;
   /* 64-byte aligned plus 16, as numpy's arrays sit. */
@@ -64,9 +92,9 @@ int main(int argc, char **argv) {
   src += 16;
   dst += 16;
   printf("# level %s, %lld elements, %s\n", nx_kernel_isa(), (long long)n,
-         bits_only ? "random bits" : "normal values");
+         pat == BITS ? "random bits" : pat == SUBNORMAL ? "subnormal floats" : "normal values");
   for (int a = 0; a < count; a++) {
-    fill(a, src, n, bits_only);
+    fill(a, src, n, pat);
     for (int b = 0; b < count; b++) {
       if (a == b) continue;
       if (only) {
