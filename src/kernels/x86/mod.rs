@@ -16,8 +16,10 @@
 //! dispatch table is built once per level.
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
-//! exception masked, no FTZ/DAZ, round to nearest (or toward zero), so a
-//! caller's floating-point environment changes no result and traps nothing;
+//! exception masked, round to nearest (or toward zero), no FTZ or DAZ but
+//! for the float8/float4 encoders, where they change no result
+//! (`steps::NarrowOut`), so a caller's floating-point environment changes
+//! no result and traps nothing;
 //! the caller's MXCSR, flags included, is back when the call returns.
 //!
 //! Large calls: every kernel comes in two forms, ordinary stores and
@@ -92,10 +94,13 @@ unsafe fn put128<const NT: bool>(p: *mut u8, v: __m128i) {
 type Raw = unsafe fn(*const u8, *mut u8, usize);
 
 /// MXCSR for the kernels: every exception masked, no FTZ or DAZ, round to
-/// nearest-even; a kernel may add `steps::TOWARD_ZERO` or `FTZ`.
+/// nearest-even; a kernel may add `steps::TOWARD_ZERO`, `FTZ` or `DAZ`.
 pub(crate) const MXCSR_RN: u32 = 0x1F80;
 /// Flush to zero: float32 results below the normals become zeros of their sign.
 pub(crate) const FTZ: u32 = 1 << 15;
+/// Denormals are zeros: float inputs below the normals read as zeros of
+/// their sign.
+pub(crate) const DAZ: u32 = 1 << 6;
 
 #[inline(always)]
 fn mxcsr() -> u32 {
@@ -158,13 +163,13 @@ unsafe fn call(
 /// element, put only in the table of a level whose CPU features it needs.
 macro_rules! entry {
     // `[args]`: the kernel's leading generic arguments, before the store
-    // form's.
-    ($name:ident, $($f:ident)::+ $([$($g:tt),*])?, $sb:expr, $db:expr) => {
+    // form's; `$env`: its MXCSR.
+    ($name:ident, $($f:ident)::+ $([$($g:tt),*])?, $sb:expr, $db:expr, $env:expr) => {
         fn $name(src: &[u8], dst: &mut [u8], n: usize, store: $crate::kernels::Store) {
             // SAFETY: the two forms of one kernel; the table holding this
             // entry is built for CPUs with the features it needs.
             unsafe {
-                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $crate::kernels::x86::MXCSR_RN, $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
+                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $env, $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
             }
         }
     };

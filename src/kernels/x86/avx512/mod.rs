@@ -719,26 +719,29 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16).
 pub fn patch(t: &mut super::Table) {
-    use super::steps::dtype_bits;
+    use super::steps::{dtype_bits, env, E4m3Out, F32In};
+    use super::MXCSR_RN;
     use crate::ffi::*;
     // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
-    // from the two dtypes' codes, put in `t` for that pair.
+    // from the two dtypes' codes, put in `t` for that pair, run under the
+    // MXCSR `env`.
     macro_rules! whole {
-        ($($s:ident -> $d:ident: $($f:ident)::+ $([$g:ty])?;)*) => {$({
+        ($env:expr; $($s:ident -> $d:ident: $($f:ident)::+ $([$g:ty])?;)*) => {$({
             const BITS: (usize, usize) = (dtype_bits($s), dtype_bits($d));
-            entry!(k, $($f)::+ $([$g])?, BITS.0, BITS.1);
+            entry!(k, $($f)::+ $([$g])?, BITS.0, BITS.1, $env);
             super::set(t, $s, $d, k);
         })*};
     }
-    whole! {
+    // The encoders' MXCSR, as in their lanes (`NarrowOut`).
+    whole! { env::<F32In, E4m3Out>();
         NX_FLOAT32 -> NX_FLOAT8_E4M3FN: to_narrow[E4m3];
         NX_FLOAT32 -> NX_FLOAT8_E5M2: to_narrow[E5m2];
         NX_FLOAT32 -> NX_FLOAT4_E2M1FN: to_narrow[E2m1];
     }
     if is_x86_feature_detected!("avx512bf16") {
-        whole! { NX_FLOAT32 -> NX_BFLOAT16: f32_to_bf16_ne; }
+        whole! { MXCSR_RN; NX_FLOAT32 -> NX_BFLOAT16: f32_to_bf16_ne; }
     }
-    whole! {
+    whole! { MXCSR_RN;
         NX_FLOAT64 -> NX_INT64: wide::f64_to_i64;
         NX_FLOAT64 -> NX_UINT64: wide::f64_to_u64;
         NX_FLOAT64 -> NX_INT32: wide::f64_to_i32;
