@@ -8,7 +8,7 @@
 //! Hardware float conversions are used freely here because every kernel
 //! runs under an MXCSR of our choosing (`super::call` sets it and restores
 //! the caller's): round to nearest (toward zero for `F64Odd` and
-//! `F64Fold`), exceptions masked, no DAZ, and no FTZ but for the float8 and
+//! `F64Fold`), exceptions masked, and no FTZ or DAZ but for the float8 and
 //! float4 encoders (`NarrowOut`). Under it:
 //! - VCVTPH2PS and VCVTPS2PD widen exactly, quieting a NaN and keeping its
 //!   payload, as SEMANTICS.md's widening does;
@@ -18,8 +18,10 @@
 //! - int -> float of at most 24 bits, VCVTTPS2DQ and products by a power of
 //!   two are exact (a product that falls below float32's normals only where
 //!   the result rounds to zero anyway, see `narrow16`, which is why FTZ may
-//!   flush it there: it spares the slow path such results take, which made
-//!   bfloat16 -> float8_e4m3fn from random bit patterns half as fast);
+//!   flush it there, and DAZ zero such a factor: they spare the slow path
+//!   such values take, which made bfloat16 -> float8_e4m3fn from random bit
+//!   patterns half as fast, and float32 -> float8_e4m3fn of float32
+//!   subnormals twenty times slower);
 //! - FTZ leaves the conversions alone (VCVTPS2PH still gives float16
 //!   subnormals; the kernel tests hold it to that).
 

@@ -5,8 +5,9 @@
 //! float8/float4 and, with AVX512-BF16, float32 -> bfloat16.
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
-//! every exception masked; FTZ for the float8 and float4 encoders, which
-//! flushes only products whose code is a zero anyway, see `narrow16`). The
+//! every exception masked; FTZ and DAZ for the float8 and float4 encoders,
+//! which zero only factors and products whose code is a zero anyway, see
+//! `narrow16`). The
 //! whole kernels are one loop (`each`) over a step of whole vectors and a
 //! masked last part, in two forms: `NT` false stores its whole vectors with
 //! ordinary stores, `NT` true with non-temporal ones (then the destination

@@ -5,7 +5,7 @@
 //! computing what `avx2.rs`'s forms compute (the kernel tests hold both to
 //! the scalar reference). They run under the kernel's MXCSR as those do
 //! (`super::super::call`: round to nearest, toward zero for the float64
-//! sources rounded to odd, FTZ for the float8/float4 encoders), so
+//! sources rounded to odd, FTZ and DAZ for the float8/float4 encoders), so
 //! hardware conversions round as the marker says. What AVX-512 adds: masks
 //! in place of blends, VPERMI2W tables for float8_e4m3fn, VPERMT2W to take
 //! the top halves of 32 dwords at once, VPTESTMB for bool, variable word
