@@ -13,7 +13,9 @@
  *             for the integer sources), "bits" (random bit patterns) or
  *             "subnormal" (floats below their format's normals: random
  *             bits with the exponent field cleared; integers as "normal");
- *   pairs     only these, as "s:d,s:d" (dtype codes). */
+ *   pairs     only these, as "s:d,s:d" (dtype codes).
+ * Environment BENCH_STRIDE=k (default 1) reads every k-th source element
+ * (nx_convert_strided; the destination stays contiguous). */
 
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -85,16 +87,19 @@ int main(int argc, char **argv) {
   const char *only = argc > 3 ? argv[3] : NULL;
   const int count = NX_DTYPE_COUNT;
   /* 64-byte aligned plus 16, as numpy's arrays sit. */
-  size_t room = ((size_t)n * 16 + 128 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+  const char *st = getenv("BENCH_STRIDE");
+  int64_t stride = st ? atoll(st) : 1;
+  if (stride < 1) return 1;
+  size_t room = ((size_t)(n * stride) * 16 + 128 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
   unsigned char *src = aligned_alloc(64, room);
   unsigned char *dst = aligned_alloc(64, room);
   if (!src || !dst || n <= 0) return 1;
   src += 16;
   dst += 16;
-  printf("# level %s, %lld elements, %s\n", nx_kernel_isa(), (long long)n,
+  printf("# level %s, %lld elements, source stride %lld, %s\n", nx_kernel_isa(), (long long)n, (long long)stride,
          pat == BITS ? "random bits" : pat == SUBNORMAL ? "subnormal floats" : "normal values");
   for (int a = 0; a < count; a++) {
-    fill(a, src, n, pat);
+    fill(a, src, n * stride, pat);
     for (int b = 0; b < count; b++) {
       if (a == b) continue;
       if (only) {
@@ -109,13 +114,13 @@ int main(int argc, char **argv) {
       double best = 1e30;
       /* About 2 ms a batch, best of 7 batches. */
       double t0 = now();
-      if (nx_convert(a, src, b, dst, n) != NX_OK) return 2;
+      if (nx_convert_strided(a, src, 0, stride, b, dst, 0, 1, n) != NX_OK) return 2;
       double one = now() - t0;
       long reps = (long)(2e-3 / (one > 1e-7 ? one : 1e-7));
       if (reps < 1) reps = 1;
       for (int k = 0; k < 7; k++) {
         t0 = now();
-        for (long r = 0; r < reps; r++) nx_convert(a, src, b, dst, n);
+        for (long r = 0; r < reps; r++) nx_convert_strided(a, src, 0, stride, b, dst, 0, 1, n);
         double t = (now() - t0) / (double)reps;
         if (t < best) best = t;
       }
