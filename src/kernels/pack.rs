@@ -41,3 +41,65 @@ pub fn write(buf: &mut [u8], bit: usize, bits: u32, raw: Raw) {
         *b = (*b & !mask) | (((raw as u8) << shift) & mask);
     }
 }
+
+/// Gather `m` elements of `bits` bits, element j at bit position `pos(j)`
+/// of `buf`, packed from bit 0 of `out`. Whole-byte elements move as
+/// fixed-size copies, which `read` and `write` (through u128) are not.
+#[inline]
+pub fn gather(buf: &[u8], pos: impl Fn(usize) -> usize, bits: u32, out: &mut [u8], m: usize) {
+    match bits {
+        8 => gather_bytes::<1>(buf, pos, out, m),
+        16 => gather_bytes::<2>(buf, pos, out, m),
+        32 => gather_bytes::<4>(buf, pos, out, m),
+        64 => gather_bytes::<8>(buf, pos, out, m),
+        128 => gather_bytes::<16>(buf, pos, out, m),
+        _ => (0..m).for_each(|j| write(out, j * bits as usize, bits, read(buf, pos(j), bits))),
+    }
+}
+
+/// Scatter `m` elements of `bits` bits packed from bit 0 of `from` to bit
+/// positions `pos(j)` of `buf` (sub-byte ones changing only their own
+/// bits).
+#[inline]
+pub fn scatter(from: &[u8], buf: &mut [u8], pos: impl Fn(usize) -> usize, bits: u32, m: usize) {
+    match bits {
+        8 => scatter_bytes::<1>(from, buf, pos, m),
+        16 => scatter_bytes::<2>(from, buf, pos, m),
+        32 => scatter_bytes::<4>(from, buf, pos, m),
+        64 => scatter_bytes::<8>(from, buf, pos, m),
+        128 => scatter_bytes::<16>(from, buf, pos, m),
+        _ => (0..m).for_each(|j| write(buf, pos(j), bits, read(from, j * bits as usize, bits))),
+    }
+}
+
+#[inline(always)]
+fn gather_bytes<const W: usize>(
+    buf: &[u8],
+    pos: impl Fn(usize) -> usize,
+    out: &mut [u8],
+    m: usize,
+) {
+    let out = out.get_mut(..m * W).unwrap_or_default();
+    for (j, e) in out.chunks_exact_mut(W).enumerate() {
+        let at = pos(j) / 8;
+        if let Some(x) = buf.get(at..at + W) {
+            e.copy_from_slice(x);
+        }
+    }
+}
+
+#[inline(always)]
+fn scatter_bytes<const W: usize>(
+    from: &[u8],
+    buf: &mut [u8],
+    pos: impl Fn(usize) -> usize,
+    m: usize,
+) {
+    let from = from.get(..m * W).unwrap_or_default();
+    for (j, e) in from.chunks_exact(W).enumerate() {
+        let at = pos(j) / 8;
+        if let Some(x) = buf.get_mut(at..at + W) {
+            x.copy_from_slice(e);
+        }
+    }
+}
