@@ -17,8 +17,9 @@
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
 //! exception masked, round to nearest (or toward zero), no FTZ or DAZ but
-//! for the float8/float4 encoders, where they change no result
-//! (`steps::NarrowOut`), so a caller's floating-point environment changes
+//! where they change no result (the float8/float4 encoders,
+//! `steps::NarrowOut`, and AVX2's float -> 64-bit integer truncation,
+//! `native::trunc64`), so a caller's floating-point environment changes
 //! no result and traps nothing;
 //! the caller's MXCSR, flags included, is back when the call returns.
 //!

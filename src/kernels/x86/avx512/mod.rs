@@ -7,12 +7,12 @@
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
 //! every exception masked; FTZ and DAZ for the float8 and float4 encoders,
 //! which zero only factors and products whose code is a zero anyway, see
-//! `narrow16`). The
-//! whole kernels are one loop (`each`) over a step of whole vectors and a
-//! masked last part, in two forms: `NT` false stores its whole vectors with
-//! ordinary stores, `NT` true with non-temporal ones (then the destination
-//! is 64-byte aligned and each step's stores are aligned to their width;
-//! see `kernels::Store`). Masked stores are always ordinary.
+//! `narrow16`). The whole kernels are one loop (`each`) over a step of
+//! whole vectors and a masked last part, in two forms: `NT` false stores
+//! its whole vectors with ordinary stores, `NT` true with non-temporal ones
+//! (then the destination is 64-byte aligned and each step's stores are
+//! aligned to their width; see `kernels::Store`). Masked stores are always
+//! ordinary.
 
 use super::{entry, prefetch_ahead, prefetch_from, put256};
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
