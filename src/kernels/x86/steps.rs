@@ -45,7 +45,8 @@ pub(crate) const fn dtype_bits(dt: i32) -> usize {
 
 /// A source in lanes `L`: `get` widens the `STEP` elements at `p` to
 /// float32 bits (float16 codes, for the code lanes), exactly, or rounded as
-/// the marker says (float64, the 32-bit integers).
+/// the marker says (float64, the 32-bit integers), reading those elements'
+/// bytes and no others (`steps`' last step relies on it).
 pub trait VSrc<L>: Side {
     /// # Safety
     /// `p` is readable for `STEP * BITS / 8` bytes; the CPU has the
@@ -54,7 +55,8 @@ pub trait VSrc<L>: Side {
 }
 
 /// A destination in lanes `L`: `put` rounds `STEP` elements once into its
-/// elements at `p` (non-temporal stores when `NT`).
+/// elements at `p` (non-temporal stores when `NT`), writing every byte of
+/// them (`steps`' last step copies them out).
 pub trait VDst<L>: Side {
     /// # Safety
     /// `p` is writable for `STEP * BITS / 8` bytes, and aligned to the
