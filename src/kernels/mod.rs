@@ -184,6 +184,12 @@ impl Span {
     fn bit(&self, i: usize) -> usize {
         (self.first + i as i64 * self.step) as usize
     }
+
+    /// Whether element i + 1 follows element i with no gap.
+    #[inline]
+    fn contiguous(&self) -> bool {
+        self.step == i64::from(self.bits)
+    }
 }
 
 /// Status: NX_OK, or NX_ERR_RANGE.
@@ -325,7 +331,7 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
         pack::write(dst, dp.bit(i), dp.bits, convert(s, d, raw));
     };
     let mut i = 0;
-    if sp.step == i64::from(sp.bits) && dp.step == i64::from(dp.bits) {
+    if sp.contiguous() && dp.contiguous() {
         // Contiguous: convert a few elements alone until both sides sit on a
         // byte boundary, then hand whole bytes to the kernel in place.
         while i < n.min(8) && !(sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8)) {
@@ -366,20 +372,22 @@ fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: us
     let mut sbuf = [0u8; BLOCK_BYTES];
     let mut dbuf = [0u8; BLOCK_BYTES];
     let block = BLOCK_BYTES * 8 / sp.bits.max(dp.bits) as usize;
-    let in_place = |s: &Span| s.bits.is_multiple_of(8) && s.step == i64::from(s.bits);
-    let (s_in_place, d_in_place) = (in_place(sp), in_place(dp));
+    // Elements i .. i + m of a side in place: their bytes, when whole.
+    let in_place = |s: &Span, i: usize, m: usize| {
+        let w = s.bits as usize / 8;
+        (s.bits.is_multiple_of(8) && s.contiguous()).then(|| s.bit(i) / 8..s.bit(i) / 8 + m * w)
+    };
     while i < n {
         let m = (n - i).min(block);
-        let (sb, db) = (sp.bits as usize / 8, dp.bits as usize / 8);
-        let from = match src.get(sp.bit(i) / 8..) {
-            Some(s) if s_in_place => s.get(..m * sb).unwrap_or_default(),
-            _ => {
+        let from = match in_place(sp, i, m) {
+            Some(r) => src.get(r).unwrap_or_default(),
+            None => {
                 pack::gather(src, |j| sp.bit(i + j), sp.bits, &mut sbuf, m);
                 &sbuf
             }
         };
-        if d_in_place {
-            if let Some(to) = dst.get_mut(dp.bit(i) / 8..dp.bit(i) / 8 + m * db) {
+        if let Some(r) = in_place(dp, i, m) {
+            if let Some(to) = dst.get_mut(r) {
                 k.run(from, to, m);
             }
         } else {
