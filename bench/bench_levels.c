@@ -29,12 +29,11 @@
 
 enum pattern { NORMAL, BITS, SUBNORMAL };
 
-/* The bits of a float part of `width` bits that are its exponent field. */
-static uint64_t exponent_mask(int32_t part, int32_t width) {
+/* The bits of a float part that are its exponent field. */
+static uint64_t exponent_mask(int32_t part) {
   nx_float_format f;
   if (nx_dtype_float_format(part, &f) != NX_OK) return 0;
-  uint64_t field = ((UINT64_C(1) << f.exponent_bits) - 1) << f.fraction_bits;
-  return width < 64 ? field & ((UINT64_C(1) << width) - 1) : field;
+  return ((UINT64_C(1) << f.exponent_bits) - 1) << f.fraction_bits;
 }
 
 /* Source elements: random bits, or a store of a value near 1 (a sum of
@@ -53,12 +52,12 @@ static void fill(int32_t dt, unsigned char *p, int64_t n, enum pattern pat) {
   if (pat == SUBNORMAL && floats) {
     /* Parts of 4 bits and more, little-endian: clear each one's exponent. */
     int32_t w = nx_dtype_bits(part);
-    uint64_t keep = ~exponent_mask(part, w);
+    uint64_t field = exponent_mask(part);
     for (size_t bit = 0; bit + (size_t)w <= bytes * 8; bit += (size_t)w) {
       size_t at = bit / 8, len = ((size_t)w + 7) / 8;
       uint64_t v = 0;
       memcpy(&v, p + at, len);
-      v &= w < 8 ? ~(~keep << (bit % 8)) : keep;
+      v &= ~(field << (bit % 8));
       memcpy(p + at, &v, len);
     }
     return;
