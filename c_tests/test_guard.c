@@ -5,9 +5,10 @@
  *
  * Conversions: every pair, every n in 0..64 and a few large n, forward,
  * with negative source strides, with strides > 1 and offsets; the result
- * must also equal converting element by element (n = 1 calls, the scalar
- * path), so the kernels' answer is checked too. Formatting: buf of exactly
- * cap bytes for cap 0..64. Scalars: elem of exactly nx_dtype_bytes(dt, 1).
+ * must also equal converting element by element (n = 1 calls, each a
+ * kernel's partial last step alone; the kernel tests hold both to the
+ * scalar reference). Formatting: buf of exactly cap bytes for cap 0..64.
+ * Scalars: elem of exactly nx_dtype_bytes(dt, 1).
  *
  * The self-checks at the start fork a child that touches one byte past a
  * guarded buffer, one byte before, and that asks the library to convert one

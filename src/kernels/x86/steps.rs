@@ -96,6 +96,32 @@ pub trait Lanes: Sized {
     /// spill, 10-14% slower).
     const UNROLL: usize;
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw;
+
+    /// The last partial step's `len` source bytes from `src` into `buf`,
+    /// its other bytes up to `cap` zeroed.
+    ///
+    /// # Safety
+    /// `src` readable for `len` bytes, `buf` writable for 512, `len <=
+    /// cap <= 512`; the CPU as the level's.
+    #[inline(always)]
+    unsafe fn tail_in(src: *const u8, buf: *mut u8, len: usize, cap: usize) {
+        // SAFETY: the caller's.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, buf, len);
+            std::ptr::write_bytes(buf.add(len), 0, cap - len);
+        }
+    }
+
+    /// The last partial step's `len` destination bytes from `buf` to `dst`.
+    ///
+    /// # Safety
+    /// `buf` readable (and initialised) and `dst` writable for `len` bytes;
+    /// the CPU as the level's.
+    #[inline(always)]
+    unsafe fn tail_out(buf: *const u8, dst: *mut u8, len: usize) {
+        // SAFETY: the caller's.
+        unsafe { std::ptr::copy_nonoverlapping(buf, dst, len) }
+    }
 }
 
 /// The MXCSR a kernel from `S` to `D` runs under.
@@ -160,10 +186,9 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
         // reads sb bytes of `sbuf` (all written here: sl <= sb), `put`
         // writes db of `dbuf`, of which dl <= db are copied out.
         unsafe {
-            std::ptr::copy_nonoverlapping(src.add(full * sb), s, sl);
-            std::ptr::write_bytes(s.add(sl), 0, sb - sl);
+            L::tail_in(src.add(full * sb), s, sl, sb);
             D::put::<false>(S::get(s), d);
-            std::ptr::copy_nonoverlapping(d, dst.add(full * db), dl);
+            L::tail_out(d, dst.add(full * db), dl);
         }
     }
 }

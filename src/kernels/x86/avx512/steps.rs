@@ -17,7 +17,8 @@ use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
 use super::{
-    bf16_round, halves, join, narrow16, narrow_code16, pair_nibbles, put512, words_to_nibbles, RN,
+    bf16_round, full, halves, join, narrow16, narrow_code16, pair_nibbles, put512,
+    words_to_nibbles, RN,
 };
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
@@ -42,11 +43,67 @@ unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     unsafe { steps::<L, S, D, NT>(src, dst, n) }
 }
 
+/// The last partial step moved under byte masks, 64 bytes at a time: the
+/// source into the buffer with whole-vector stores, which the step's loads
+/// then take straight from the store buffer. The default's memcpy wrote it
+/// in pieces that a vector load cannot be forwarded from, and waited for
+/// them. A call from C, alternated with the build before: float32 ->
+/// float16 of 33 elements 55 -> 45 ns (32: 40), of 7 66 -> 43; uint8 ->
+/// float32 of 1000 106 -> 86. The caller's side goes through `full`, which
+/// keeps a vector from reaching into another page.
+macro_rules! masked_tail {
+    () => {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+        unsafe fn tail_in(src: *const u8, buf: *mut u8, len: usize, cap: usize) {
+            for c in (0..cap).step_by(64) {
+                let m = byte_mask(len.saturating_sub(c));
+                // SAFETY: the lanes on are bytes c .. len of `src`, the
+                // caller's to read; c + 64 <= 512 bytes of `buf`, as c < cap
+                // <= 512 and c is a multiple of 64.
+                unsafe {
+                    let v = if m == 0 {
+                        _mm512_setzero_si512()
+                    } else {
+                        full::_mm512_maskz_loadu_epi8(m, src.add(c).cast())
+                    };
+                    _mm512_storeu_si512(buf.add(c).cast(), v);
+                }
+            }
+        }
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+        unsafe fn tail_out(buf: *const u8, dst: *mut u8, len: usize) {
+            for c in (0..len).step_by(64) {
+                let m = byte_mask(len - c);
+                // SAFETY: the lanes on are bytes c .. len of both; `buf`
+                // is on the stack, where every page is readable (no assist
+                // to avoid).
+                unsafe {
+                    let v = _mm512_maskz_loadu_epi8(m, buf.add(c).cast());
+                    full::_mm512_mask_storeu_epi8(dst.add(c).cast(), m, v);
+                }
+            }
+        }
+    };
+}
+
+/// The mask of the first `k` bytes of 64 (all of them from 64 up).
+#[inline(always)]
+fn byte_mask(k: usize) -> __mmask64 {
+    if k >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << k) - 1
+    }
+}
+
 impl Lanes for Two {
     const UNROLL: usize = 2;
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
         run::<Self, S, D, NT>
     }
+    masked_tail!();
 }
 
 /// 32 elements as bfloat16 codes, element j in word j: bfloat16 rounds
@@ -59,6 +116,7 @@ impl Lanes for Bf16Codes {
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
         run::<Self, S, D, NT>
     }
+    masked_tail!();
 }
 
 impl Lanes for Codes {
@@ -66,6 +124,7 @@ impl Lanes for Codes {
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw {
         run::<Self, S, D, NT>
     }
+    masked_tail!();
 }
 
 // ------------------------------------------------------------- tables
