@@ -80,7 +80,7 @@ fuzz-build: $(CARGO_FUZZ)
 define fuzz_run
 	@mkdir -p fuzz/corpus/$(1) $(BUILD)/fuzz
 	$(FUZZ_CARGO) run $(1) corpus/$(1) -- -max_total_time=$(2) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	  > $(abspath $(BUILD))/fuzz/$(1).log 2>&1 || { tail -40 $(BUILD)/fuzz/$(1).log; exit 1; }
+	  > $(abspath $(BUILD))/fuzz/$(1).log 2>&1 || { tail -40 $(abspath $(BUILD))/fuzz/$(1).log; exit 1; }
 	@grep -h 'stat::number_of_executed_units' $(BUILD)/fuzz/$(1).log | sed 's/^/$(1): /'
 endef
 
