@@ -60,13 +60,14 @@ fn reg512(mut v: __m512i) -> __m512i {
     v
 }
 
-/// The lanes of the last, partial group of 16 (or all 16).
+/// The mask of the first `k` lanes (all 64 from 64 up). A narrower mask
+/// takes its low bits: `as u16` is the first min(k, 16) of 16 lanes.
 #[inline(always)]
-fn tail_mask(left: usize) -> u16 {
-    if left >= 16 {
-        u16::MAX
+fn first_lanes(k: usize) -> u64 {
+    if k >= 64 {
+        u64::MAX
     } else {
-        ((1u32 << left) - 1) as u16
+        (1u64 << k) - 1
     }
 }
 
@@ -197,7 +198,7 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
             }
         },
         |i, left| {
-            let m = tail_mask(left);
+            let m = first_lanes(left) as u16;
             // SAFETY: lanes i .. i + left are within n.
             unsafe { f(I::load(m, src.add(I::W * i))).put_masked(m, dst.add(O::W * i)) }
         },
@@ -335,7 +336,10 @@ mod full {
                 unsafe {
                     if m == <$mask>::MAX {
                         $plain(p.cast())
-                    } else if m == 0 || crosses_page(p as usize, N) {
+                    } else if m == 0 {
+                        // No lane on: zeros, nothing read.
+                        std::mem::zeroed()
+                    } else if crosses_page(p as usize, N) {
                         let mut tmp = [0u8; N];
                         for (i, k) in runs(u64::from(m)) {
                             std::ptr::copy_nonoverlapping(
@@ -782,13 +786,13 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
             }
         },
         |i, left| {
-            let m = ((1u64 << left) - 1) as u32;
+            let m = first_lanes(left) as u32;
             // SAFETY: lanes i .. i + left are within n (and the bytes
             // that hold them).
             unsafe {
                 let w = words(m, src.add(sb * i));
                 if nib {
-                    let keep = ((1u32 << left.div_ceil(2)) - 1) as u16;
+                    let keep = first_lanes(left.div_ceil(2)) as u16;
                     let b = reg128(words_to_nibbles(w));
                     full::_mm_mask_storeu_epi8(dst.add(i / 2).cast(), keep, b);
                 } else {

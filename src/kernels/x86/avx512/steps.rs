@@ -17,7 +17,7 @@ use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
 use super::{
-    bf16_round, full, halves, join, narrow16, narrow_code16, pair_nibbles, put512,
+    bf16_round, first_lanes, full, halves, join, narrow16, narrow_code16, pair_nibbles, put512,
     words_to_nibbles, RN,
 };
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
@@ -57,16 +57,12 @@ macro_rules! masked_tail {
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
         unsafe fn tail_in(src: *const u8, buf: *mut u8, len: usize, cap: usize) {
             for c in (0..cap).step_by(64) {
-                let m = byte_mask(len.saturating_sub(c));
+                let m = first_lanes(len.saturating_sub(c));
                 // SAFETY: the lanes on are bytes c .. len of `src`, the
                 // caller's to read; c + 64 <= 512 bytes of `buf`, as c < cap
                 // <= 512 and c is a multiple of 64.
                 unsafe {
-                    let v = if m == 0 {
-                        _mm512_setzero_si512()
-                    } else {
-                        full::_mm512_maskz_loadu_epi8(m, src.add(c).cast())
-                    };
+                    let v = full::_mm512_maskz_loadu_epi8(m, src.add(c).cast());
                     _mm512_storeu_si512(buf.add(c).cast(), v);
                 }
             }
@@ -75,7 +71,7 @@ macro_rules! masked_tail {
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
         unsafe fn tail_out(buf: *const u8, dst: *mut u8, len: usize) {
             for c in (0..len).step_by(64) {
-                let m = byte_mask(len - c);
+                let m = first_lanes(len - c);
                 // SAFETY: the lanes on are bytes c .. len of both; `buf`
                 // is on the stack, where every page is readable (no assist
                 // to avoid).
@@ -86,16 +82,6 @@ macro_rules! masked_tail {
             }
         }
     };
-}
-
-/// The mask of the first `k` bytes of 64 (all of them from 64 up).
-#[inline(always)]
-fn byte_mask(k: usize) -> __mmask64 {
-    if k >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << k) - 1
-    }
 }
 
 impl Lanes for Two {
