@@ -6,11 +6,14 @@
 //! `convert` is compiled once per pair (`run_pair`), with both dtypes
 //! constants, so that each pair's loop holds only that pair's arithmetic
 //! (what decode and encode do for those dtypes), not a dispatch on both
-//! dtypes per element.
+//! dtypes per element. A source of 8 bits or fewer has at most 256 codes:
+//! where `convert` decodes or rounds, their results are made once by
+//! `convert` itself and then looked up (`lookup`).
 
 use super::pack;
-use crate::table::{Dtype, COUNT};
-use crate::value::{convert, dtype_of, read_elem, write_elem};
+use crate::table::{Class, Dtype, COUNT};
+use crate::value::{convert, dtype_of, read_elem, write_elem, Raw};
+use std::sync::OnceLock;
 
 /// Convert `n` elements packed from bit 0 of `src` into `dst` (packed from
 /// bit 0; other bits of a shared last byte are kept).
@@ -33,6 +36,8 @@ fn run_pair<const S: usize, const D: usize>(src: &[u8], dst: &mut [u8], n: usize
         if let (Some(from), Some(to)) = (src.get(..len), dst.get_mut(..len)) {
             to.copy_from_slice(from);
         }
+    } else if const { looked_up(dtype_of::<S>(), dtype_of::<D>()) } {
+        lookup(s, d, table::<S, D>(), src, dst, n);
     } else if sb % 8 == 0 && db % 8 == 0 {
         let (sw, dw) = (s.elem_bytes(), d.elem_bytes());
         for (i, o) in src.chunks_exact(sw).zip(dst.chunks_exact_mut(dw)).take(n) {
@@ -43,6 +48,101 @@ fn run_pair<const S: usize, const D: usize>(src: &[u8], dst: &mut [u8], n: usize
             let raw = pack::read(src, i * sb as usize, sb);
             pack::write(dst, i * db as usize, db, convert(s, d, raw));
         }
+    }
+}
+
+/// Whether `s -> d` is looked up: a source of at most 8 bits, unless both
+/// sides are whole bytes and the conversion is cheaper than a load (an
+/// integer or bool widened, clamped or tested; bool into a float, a
+/// select). A float source is decoded, an integer rounded into a float,
+/// and a sub-byte side costs a bit position per element.
+const fn looked_up(s: Dtype, d: Dtype) -> bool {
+    let int = matches!(s.class(), Class::Signed | Class::Unsigned);
+    s.bits() <= 8
+        && (s.bits() < 8
+            || d.bits() < 8
+            || matches!(s.class(), Class::Float(_))
+            || (int && matches!(d.class(), Class::Float(_) | Class::Complex(_))))
+}
+
+/// The results of every code of a source of at most 8 bits, by source
+/// code (the first 2^bits entries used), one table per pair.
+type Table = [Raw; 256];
+
+/// Index of a source dtype of at most 8 bits among those (its row in
+/// `TABLES`); 0 for a wider one, which `looked_up` never asks for.
+const fn narrow_index(code: usize) -> usize {
+    let mut k = 0;
+    let mut c = 0;
+    while c < code {
+        if let Some(dt) = Dtype::from_code(c as i32) {
+            if dt.bits() <= 8 {
+                k += 1;
+            }
+        }
+        c += 1;
+    }
+    k
+}
+
+/// Sources of at most 8 bits (float8, float4, the small integers, bool,
+/// bit): 9 rows of tables, each made at its pair's first use.
+static TABLES: [[OnceLock<Table>; COUNT]; 9] = [const { [const { OnceLock::new() }; COUNT] }; 9];
+
+/// `s -> d`'s table: each code's `convert` (the reference itself, so the
+/// lookup cannot disagree with it), made once, thread-safely.
+fn table<const S: usize, const D: usize>() -> &'static Table {
+    static EMPTY: Table = [0; 256];
+    let (s, d) = const { (dtype_of::<S>(), dtype_of::<D>()) };
+    TABLES
+        .get(const { narrow_index(S) })
+        .and_then(|row| row.get(D))
+        .map_or(&EMPTY, |t| {
+            t.get_or_init(|| {
+                let mut t = [0; 256];
+                for (code, r) in t.iter_mut().enumerate().take(1 << s.bits()) {
+                    *r = convert(s, d, code as Raw);
+                }
+                t
+            })
+        })
+}
+
+/// `n` elements of `s` (at most 8 bits) converted by looking their codes up
+/// in `t`, a group of elements that fills whole bytes on both sides at a
+/// time (one source byte, or as many as 8 elements of either side fill),
+/// so that the loop has no per-element bounds or bit positions; the last
+/// partial group goes element by element (a shared last byte keeps its
+/// other bits).
+#[inline(always)]
+fn lookup(s: Dtype, d: Dtype, t: &Table, src: &[u8], dst: &mut [u8], n: usize) {
+    let (sb, db) = (s.bits() as usize, d.bits() as usize);
+    let mask = ((1u16 << sb) - 1) as u8;
+    let code = |x: u64| t.get(usize::from(x as u8 & mask)).copied().unwrap_or(0);
+    let g = 8 / sb.min(db).min(8);
+    let (gs, gd) = (g * sb / 8, g * db / 8);
+    let groups = src.chunks_exact(gs).zip(dst.chunks_exact_mut(gd));
+    for (i, o) in groups.take(n / g) {
+        let mut le = [0u8; 8];
+        if let Some(x) = le.get_mut(..gs) {
+            x.copy_from_slice(i);
+        }
+        let x = u64::from_le_bytes(le);
+        if db % 8 == 0 {
+            for (k, e) in o.chunks_exact_mut(db / 8).enumerate() {
+                write_elem(d, code(x >> (k * sb)), e);
+            }
+        } else {
+            let packed = (0..g).fold(0u64, |acc, k| {
+                acc | (code(x >> (k * sb)) as u64) << (k * db)
+            });
+            o.copy_from_slice(packed.to_le_bytes().get(..gd).unwrap_or_default());
+        }
+    }
+    for i in n / g * g..n {
+        let bit = i * sb;
+        let x = src.get(bit / 8).map_or(0, |&b| b >> (bit % 8));
+        pack::write(dst, i * db, db as u32, code(u64::from(x)));
     }
 }
 
