@@ -44,9 +44,20 @@ fn run_pair<const S: usize, const D: usize>(src: &[u8], dst: &mut [u8], n: usize
             write_elem(d, convert(s, d, read_elem(s, i)), o);
         }
     } else {
-        for i in 0..n {
+        // Whole-byte elements into sub-byte ones (sub-byte sources are
+        // looked up): a destination byte put together at a time, the last
+        // partial one element by element, keeping its other bits.
+        let (sw, db) = (s.elem_bytes(), db as usize);
+        let per = 8 / db;
+        let whole = n / per;
+        for (i, o) in src.chunks_exact(sw * per).zip(dst.iter_mut()).take(whole) {
+            *o = i.chunks_exact(sw).enumerate().fold(0, |acc, (k, e)| {
+                acc | (convert(s, d, read_elem(s, e)) as u8) << (k * db)
+            });
+        }
+        for i in whole * per..n {
             let raw = pack::read(src, i * sb as usize, sb);
-            pack::write(dst, i * db as usize, db, convert(s, d, raw));
+            pack::write(dst, i * db, db as u32, convert(s, d, raw));
         }
     }
 }
