@@ -36,13 +36,16 @@ test-valgrind: lib
 
 # test_threads under ThreadSanitizer. Only the C side is instrumented: TSan
 # sees the library's accesses to caller memory only through the C code, not
-# the Rust core's own (e.g. the one-time kernel choice, a std OnceLock).
+# the Rust core's own (e.g. the one-time kernel choice, a std OnceLock). A
+# second run at the scalar level races the first use of its lookup tables
+# (kernels/scalar.rs): every thread must still get the lone thread's bytes.
 $(BUILD)/tsan/test_threads: c_tests/test_threads.c c_tests/check.h include/nx_dtype.h
 	@mkdir -p $(dir $@)
 	$(CC) $(C_STD) $(WARN) -O1 -g -fsanitize=thread -Iinclude -Ic_tests $< -o $@ $(C_LIBS) -lpthread
 
 test-tsan: lib $(BUILD)/tsan/test_threads
 	TSAN_OPTIONS=halt_on_error=1 ./$(BUILD)/tsan/test_threads
+	NX_DTYPE_ISA=scalar TSAN_OPTIONS=halt_on_error=1 ./$(BUILD)/tsan/test_threads
 
 # `unsafe` only under src/ffi, src/kernels/x86 and src/print/sse2.rs (lib.rs's lint attributes
 # name it without using it). The compiler enforces the same through

@@ -13,7 +13,7 @@
 use super::pack;
 use crate::table::{Class, Dtype, COUNT};
 use crate::value::{convert, dtype_of, read_elem, write_elem, Raw};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Convert `n` elements packed from bit 0 of `src` into `dst` (packed from
 /// bit 0; other bits of a shared last byte are kept).
@@ -77,8 +77,36 @@ const fn looked_up(s: Dtype, d: Dtype) -> bool {
 }
 
 /// The results of every code of a source of at most 8 bits, by source
-/// code (the first 2^bits entries used), one table per pair.
-type Table = [Raw; 256];
+/// code (the first 2^bits entries used), one table per pair: each result's
+/// low and high 64 bits, and whether the table is made. Atomics, zero at
+/// first, so that the 189 tables (776 KiB) take no room in the library
+/// file (a `OnceLock` would put them in its data) and no `unsafe`: threads
+/// that make one at once store the same values.
+struct Table {
+    made: AtomicBool,
+    words: [AtomicU64; 512],
+}
+
+impl Table {
+    const fn empty() -> Table {
+        Table {
+            made: AtomicBool::new(false),
+            words: [const { AtomicU64::new(0) }; 512],
+        }
+    }
+
+    /// The result for `code`, of a destination of `bits` bits.
+    #[inline(always)]
+    fn get(&self, code: usize, bits: u32) -> Raw {
+        let word = |k: usize| self.words.get(k).map_or(0, |w| w.load(Ordering::Relaxed));
+        let lo = Raw::from(word(2 * code));
+        if bits > 64 {
+            lo | Raw::from(word(2 * code + 1)) << 64
+        } else {
+            lo
+        }
+    }
+}
 
 /// Index of a source dtype of at most 8 bits among those (its row in
 /// `TABLES`); 0 for a wider one, which `looked_up` never asks for.
@@ -98,25 +126,30 @@ const fn narrow_index(code: usize) -> usize {
 
 /// Sources of at most 8 bits (float8, float4, the small integers, bool,
 /// bit): 9 rows of tables, each made at its pair's first use.
-static TABLES: [[OnceLock<Table>; COUNT]; 9] = [const { [const { OnceLock::new() }; COUNT] }; 9];
+static TABLES: [[Table; COUNT]; 9] = [const { [const { Table::empty() }; COUNT] }; 9];
 
 /// `s -> d`'s table: each code's `convert` (the reference itself, so the
-/// lookup cannot disagree with it), made once, thread-safely.
+/// lookup cannot disagree with it), made at first use.
 fn table<const S: usize, const D: usize>() -> &'static Table {
-    static EMPTY: Table = [0; 256];
+    static NONE: Table = Table::empty();
     let (s, d) = const { (dtype_of::<S>(), dtype_of::<D>()) };
-    TABLES
+    let t = TABLES
         .get(const { narrow_index(S) })
         .and_then(|row| row.get(D))
-        .map_or(&EMPTY, |t| {
-            t.get_or_init(|| {
-                let mut t = [0; 256];
-                for (code, r) in t.iter_mut().enumerate().take(1 << s.bits()) {
-                    *r = convert(s, d, code as Raw);
+        .unwrap_or(&NONE);
+    // Acquire: a table seen made is seen whole.
+    if !t.made.load(Ordering::Acquire) {
+        for code in 0..1usize << s.bits() {
+            let r = convert(s, d, code as Raw);
+            for (k, half) in [r as u64, (r >> 64) as u64].into_iter().enumerate() {
+                if let Some(w) = t.words.get(2 * code + k) {
+                    w.store(half, Ordering::Relaxed);
                 }
-                t
-            })
-        })
+            }
+        }
+        t.made.store(true, Ordering::Release);
+    }
+    t
 }
 
 /// `n` elements of `s` (at most 8 bits) converted by looking their codes up
@@ -129,7 +162,7 @@ fn table<const S: usize, const D: usize>() -> &'static Table {
 fn lookup(s: Dtype, d: Dtype, t: &Table, src: &[u8], dst: &mut [u8], n: usize) {
     let (sb, db) = (s.bits() as usize, d.bits() as usize);
     let mask = ((1u16 << sb) - 1) as u8;
-    let code = |x: u64| t.get(usize::from(x as u8 & mask)).copied().unwrap_or(0);
+    let code = |x: u64| t.get(usize::from(x as u8 & mask), d.bits());
     let g = 8 / sb.min(db).min(8);
     let (gs, gd) = (g * sb / 8, g * db / 8);
     let groups = src.chunks_exact(gs).zip(dst.chunks_exact_mut(gd));
