@@ -168,9 +168,7 @@ fn lookup(s: Dtype, d: Dtype, t: &Table, src: &[u8], dst: &mut [u8], n: usize) {
     let groups = src.chunks_exact(gs).zip(dst.chunks_exact_mut(gd));
     for (i, o) in groups.take(n / g) {
         let mut le = [0u8; 8];
-        if let Some(x) = le.get_mut(..gs) {
-            x.copy_from_slice(i);
-        }
+        le.iter_mut().zip(i).for_each(|(x, &y)| *x = y);
         let x = u64::from_le_bytes(le);
         if db % 8 == 0 {
             for (k, e) in o.chunks_exact_mut(db / 8).enumerate() {
@@ -180,7 +178,9 @@ fn lookup(s: Dtype, d: Dtype, t: &Table, src: &[u8], dst: &mut [u8], n: usize) {
             let packed = (0..g).fold(0u64, |acc, k| {
                 acc | (code(x >> (k * sb)) as u64) << (k * db)
             });
-            o.copy_from_slice(packed.to_le_bytes().get(..gd).unwrap_or_default());
+            o.iter_mut()
+                .zip(packed.to_le_bytes())
+                .for_each(|(x, y)| *x = y);
         }
     }
     for i in n / g * g..n {
