@@ -80,7 +80,7 @@ const fn looked_up(s: Dtype, d: Dtype) -> bool {
 /// code (the first 2^bits entries used), one table per pair: each result's
 /// low and high 64 bits, and whether the table is made. Atomics, zero at
 /// first, so that the 189 tables (776 KiB) take no room in the library
-/// file (a `OnceLock` would put them in its data) and no `unsafe`: threads
+/// file (a `OnceLock` would put them in its data), in safe code: threads
 /// that make one at once store the same values.
 struct Table {
     made: AtomicBool,
