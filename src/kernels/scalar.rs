@@ -79,7 +79,7 @@ const fn looked_up(s: Dtype, d: Dtype) -> bool {
 /// The results of every code of a source of at most 8 bits, by source
 /// code (the first 2^bits entries used), one table per pair: each result's
 /// low and high 64 bits, and whether the table is made. Atomics, zero at
-/// first, so that the 189 tables (776 KiB) take no room in the library
+/// first, so that the tables (189, 776 KiB) take no room in the library
 /// file (a `OnceLock` would put them in its data), in safe code: threads
 /// that make one at once store the same values.
 struct Table {
@@ -109,7 +109,8 @@ impl Table {
 }
 
 /// Index of a source dtype of at most 8 bits among those (its row in
-/// `TABLES`); 0 for a wider one, which `looked_up` never asks for.
+/// `TABLES`): how many such dtypes come before `code` (of `COUNT`, how many
+/// there are).
 const fn narrow_index(code: usize) -> usize {
     let mut k = 0;
     let mut c = 0;
@@ -125,8 +126,9 @@ const fn narrow_index(code: usize) -> usize {
 }
 
 /// Sources of at most 8 bits (float8, float4, the small integers, bool,
-/// bit): 9 rows of tables, each made at its pair's first use.
-static TABLES: [[Table; COUNT]; 9] = [const { [const { Table::empty() }; COUNT] }; 9];
+/// bit): a row of tables each, each made at its pair's first use.
+static TABLES: [[Table; COUNT]; narrow_index(COUNT)] =
+    [const { [const { Table::empty() }; COUNT] }; narrow_index(COUNT)];
 
 /// `s -> d`'s table: each code's `convert` (the reference itself, so the
 /// lookup cannot disagree with it), made at first use.
