@@ -331,9 +331,10 @@ fn build(isa: Isa) -> Table {
                 );
             }
             // float16 and bfloat16 -> float8/float4 rounded in their codes
-            // (VPSRLVW: AVX-512 BW's variable word shifts), and bool and bit
-            // tested in them and in the float8 formats' float16 codes,
-            // without widening to float32.
+            // (VPSRLVW: AVX-512 BW's variable word shifts; bfloat16 ->
+            // float8 in byte lanes instead where AVX512-VBMI is, `patch`),
+            // and bool and bit tested in them and in the float8 formats'
+            // float16 codes, without widening to float32.
             {
                 use steps::*;
                 pairs!(t, k_lanes<avx512::Codes>, Side;
