@@ -3,7 +3,7 @@
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
 //! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16 -> float8 in byte lanes (`bf16_to_narrow`).
+//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`).
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
 //! every exception masked; FTZ and DAZ for the float8 and float4 encoders,
@@ -713,7 +713,7 @@ fn narrow_code16<const BF: bool, const FMT: u8>(h: __m512i) -> __m512i {
     }
 }
 
-/// `bf16_to_narrow`'s constants for 16-bit codes of `src` into `fmt` (a
+/// `narrow_bytes`'s constants for 16-bit codes of `src` into `fmt` (a
 /// float8 with NaN): see there.
 struct BytePlan {
     /// The bit the bits below it are folded into (sticky).
@@ -807,11 +807,14 @@ const fn byte_plan(src: Format, fmt: Format) -> BytePlan {
     }
 }
 
-/// bfloat16 -> float8_e4m3fn or float8_e5m2 (`F`), 64 lanes a byte
-/// operation (AVX512-VBMI's byte permutes), in place of the word lanes of
-/// `narrow_code16`: 1.19-1.26x on AMD Zen 4 (`make bench-levels`, 16384
-/// and 131072 elements). float16 -> float8_e4m3fn, which the same plan
-/// serves, measured no faster (0.99-1.00x), so its word kernel stays.
+/// bfloat16 (or float64, `F64`) -> float8_e4m3fn or float8_e5m2 (`F`), 64
+/// lanes a byte operation (AVX512-VBMI's byte permutes), in place of the
+/// word lanes of `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
+/// bench-levels`, 16384 and 131072 elements) and of float64's lanes
+/// through float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn,
+/// 1.01-1.04x into e5m2). float16 -> float8_e4m3fn, which the same plan
+/// serves, measured no faster (0.99-1.00x), and float32 slower into e5m2
+/// (1.04x, 0.88x): their kernels stay.
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
 /// bit), clamped to the least magnitude that saturates (or overflows), a
@@ -833,10 +836,22 @@ const fn byte_plan(src: Format, fmt: Format) -> BytePlan {
 /// fraction on a coarser grid than the true code, so no higher (rounding is
 /// monotonic). The sign is or'ed back from the source's high bytes.
 ///
+/// A float64 x is read as a bfloat16 with a sticky bit: every bit of x
+/// below bit 45 + `fold` or'ed into that bit (as `F64Fold` does, whose
+/// proof covers it: that is float32's bit 16 + `fold`, bfloat16's `fold`),
+/// then x truncated to float32 (VCVTPD2PS toward zero), whose high half is
+/// taken. Past float32's range that gives its largest finite value, past
+/// every threshold of `F`; infinities and NaNs (quiet, the top payload bits
+/// kept) stay what they are.
+///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn bf16_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let p = const { byte_plan(BF16, F::F) };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
     let [s0, s1] = p.sub;
@@ -849,14 +864,16 @@ pub unsafe fn bf16_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u
         42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
     );
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
+    // x | (bit b where a bit of x below b is set): the carry of x + 2^b - 1
+    // flips bit b exactly then. (A float64 is folded before it is narrowed.)
+    let fold16 = |x: __m512i| {
+        let m = w((1 << p.fold) - 1);
+        _mm512_ternarylogic_epi32::<0xF8>(x, _mm512_add_epi16(x, m), w(1 << p.fold))
+    };
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
-        let a = _mm512_ternarylogic_epi32::<0xF8>(
-            a,
-            _mm512_add_epi16(a, w((1 << p.fold) - 1)),
-            w(1 << p.fold),
-        );
+        let a = if F64 { a } else { fold16(a) };
         let nan = _mm512_cmpgt_epu16_mask(a, w(p.inf));
         let nan_to = if p.payload == 0 {
             w(p.nan)
@@ -866,7 +883,7 @@ pub unsafe fn bf16_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u
         let t = _mm512_subs_epu16(_mm512_mask_min_epu16(nan_to, !nan, a, w(p.sat)), w(p.low));
         _mm512_multishift_epi64_epi8(ctrl, t)
     };
-    // 64 codes from two vectors of 32.
+    // 64 codes from two vectors of 32 folded bfloat16.
     let codes = |h0: __m512i, h1: __m512i| {
         let (b0, b1) = (bytes(h0), bytes(h1));
         let r = _mm512_permutex2var_epi8(b0, even, b1);
@@ -876,6 +893,62 @@ pub unsafe fn bf16_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u
         let high = _mm512_permutex2var_epi8(h0, odd, h1);
         _mm512_ternarylogic_epi32::<0xF8>(code, high, _mm512_set1_epi8(i8::MIN))
     };
+    let fold64 = |x: __m512i| {
+        let b = 45 + p.fold;
+        let m = _mm512_set1_epi64((1 << b) - 1);
+        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << b))
+    };
+    // 16 float64 (two vectors) as float32 truncated, folded first.
+    let f32s = |x0: __m512i, x1: __m512i| {
+        let [y0, y1] =
+            [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold64(x))));
+        _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
+    };
+    let high = _mm512_set_epi16(
+        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
+        17, 15, 13, 11, 9, 7, 5, 3, 1,
+    );
+    // 64 codes from float64 vectors `v` (8 of them): folded, truncated to
+    // float32, their high words.
+    let from_f64 = |v: [__m512i; 8]| {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
+        let h0 = _mm512_permutex2var_epi16(f32s(v0, v1), high, f32s(v2, v3));
+        let h1 = _mm512_permutex2var_epi16(f32s(v4, v5), high, f32s(v6, v7));
+        codes(h0, h1)
+    };
+    if F64 {
+        each(
+            n,
+            64,
+            64,
+            (src, 64),
+            |i| {
+                // SAFETY: lanes i .. i + 64 are within n (8 vectors of 64
+                // bytes); a 64-byte store at a multiple of 64 from the
+                // destination.
+                unsafe {
+                    let v =
+                        std::array::from_fn(|k| _mm512_loadu_si512(src.add(8 * i + 64 * k).cast()));
+                    put512::<NT>(dst.add(i), from_f64(v));
+                }
+            },
+            |i, left| {
+                // SAFETY: lanes i .. i + left are within n (and their bytes).
+                unsafe {
+                    let v = std::array::from_fn(|k| {
+                        let m = first_lanes(8 * left.saturating_sub(8 * k));
+                        full::_mm512_maskz_loadu_epi8(m, src.add(8 * i + 64 * k).cast())
+                    });
+                    full::_mm512_mask_storeu_epi8(
+                        dst.add(i).cast(),
+                        first_lanes(left),
+                        from_f64(v),
+                    );
+                }
+            },
+        );
+        return;
+    }
     each(
         n,
         64,
@@ -894,7 +967,10 @@ pub unsafe fn bf16_to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u
             unsafe {
                 let h = |k: usize| {
                     let m = first_lanes(2 * left.saturating_sub(32 * k));
-                    full::_mm512_maskz_loadu_epi8(m, src.add(2 * i + 64 * k).cast())
+                    fold16(full::_mm512_maskz_loadu_epi8(
+                        m,
+                        src.add(2 * i + 64 * k).cast(),
+                    ))
                 };
                 let v = codes(h(0), h(1));
                 full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), v);
@@ -1000,10 +1076,11 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// are faster (in cache, measured with `make bench-levels`: 6-8% for
 /// float32 -> float8/float4, whose two groups a step pack with one
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
-/// with AVX512-BF16; 19-26% for bfloat16 -> float8 in byte lanes, on CPUs
-/// with AVX512-VBMI).
+/// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
+/// bfloat16 -> float8, 15-17% for float64 -> float8_e4m3fn and 1-4% for
+/// float64 -> float8_e5m2).
 pub fn patch(t: &mut super::Table) {
-    use super::steps::{dtype_bits, env, E4m3Out, F32In};
+    use super::steps::{dtype_bits, env, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
     use crate::ffi::*;
     // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
@@ -1024,8 +1101,14 @@ pub fn patch(t: &mut super::Table) {
     }
     if is_x86_feature_detected!("avx512vbmi") {
         whole! { MXCSR_RN;
-            NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: bf16_to_narrow[E4m3];
-            NX_BFLOAT16 -> NX_FLOAT8_E5M2: bf16_to_narrow[E5m2];
+            NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, false];
+            NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, false];
+        }
+        // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
+        // DAZ spares subnormal inputs a microcode assist.
+        whole! { env::<F64Fold<47>, E4m3Folded>();
+            NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, true];
+            NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, true];
         }
     }
     if is_x86_feature_detected!("avx512bf16") {
@@ -1069,42 +1152,65 @@ pub fn patch(t: &mut super::Table) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::steps::{Bf16In, E4m3Out, E5m2Out};
+    use super::super::steps::{Bf16In, E4m3Folded, E4m3Out, E5m2Folded, E5m2Out, F64Fold};
     use super::super::{has_avx512, k_lanes};
-    use super::Bf16Codes;
-    use crate::ffi::{NX_BFLOAT16, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2};
+    use super::{Bf16Codes, Two};
+    use crate::ffi::{NX_BFLOAT16, NX_FLOAT64, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2};
     use crate::kernels::{scalar, Store};
     use crate::table::Dtype;
 
-    /// The word kernels that `bf16_to_narrow` replaces where AVX512-VBMI is
-    /// (`patch`) still serve the CPUs without it: every source code of
-    /// their pairs, against the scalar reference, at every length mod 64.
+    /// The lane kernels that `narrow_bytes` replaces where AVX512-VBMI is
+    /// (`patch`) still serve the CPUs without it: against the scalar
+    /// reference, at every length mod 64 up to the end of the sources,
+    /// which are every bfloat16 code, or every float64 whose low 48 bits
+    /// are one of: none, the lowest, one of bits 44 to 47 (around the
+    /// sticky folds), all.
     #[test]
-    fn word_kernels_behind_bf16_to_narrow() {
+    fn lane_kernels_behind_narrow_bytes() {
         if !has_avx512() {
             return;
         }
         type K = fn(&[u8], &mut [u8], usize, Store);
-        let pairs: [(i32, i32, K); 2] = [
+        let bf16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+        let low = [0, 1, 1 << 44, 1 << 45, 1 << 46, 1 << 47, (1 << 48) - 1];
+        let f64s: Vec<u8> = (0..=u16::MAX)
+            .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
+            .flat_map(u64::to_le_bytes)
+            .collect();
+        let pairs: [(i32, i32, K, &[u8]); 4] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
                 k_lanes::<Bf16Codes, Bf16In<false>, E4m3Out>,
+                &bf16,
             ),
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E5M2,
                 k_lanes::<Bf16Codes, Bf16In<false>, E5m2Out>,
+                &bf16,
+            ),
+            (
+                NX_FLOAT64,
+                NX_FLOAT8_E4M3FN,
+                k_lanes::<Two, F64Fold<47>, E4m3Folded>,
+                &f64s,
+            ),
+            (
+                NX_FLOAT64,
+                NX_FLOAT8_E5M2,
+                k_lanes::<Two, F64Fold<48>, E5m2Folded>,
+                &f64s,
             ),
         ];
-        let src: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
-        for (s, d, k) in pairs {
+        for (s, d, k, src) in pairs {
             let dt = |c| Dtype::from_code(c).expect("a dtype");
-            let mut want = vec![0u8; 1 << 16];
-            scalar::run(dt(s), dt(d), &src, &mut want, 1 << 16);
-            for n in (1 << 16) - 64..=1 << 16 {
-                let mut got = vec![0xA5u8; 1 << 16];
-                k(&src, &mut got, n, Store::Plain);
+            let all = src.len() * 8 / dt(s).bits() as usize;
+            let mut want = vec![0u8; all];
+            scalar::run(dt(s), dt(d), src, &mut want, all);
+            for n in all - 64..=all {
+                let mut got = vec![0xA5u8; all];
+                k(src, &mut got, n, Store::Plain);
                 let bad = (0..n).find(|&i| got[i] != want[i]);
                 assert_eq!(bad, None, "{s} -> {d}, n {n}: the first code that differs");
                 assert!(got[n..].iter().all(|&b| b == 0xA5), "{s} -> {d}, n {n}");
