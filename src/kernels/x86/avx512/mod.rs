@@ -3,7 +3,8 @@
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
 //! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`).
+//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`)
+//! and 8-bit sources into 16-bit floats by lookup (`lookup.rs`).
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
 //! every exception masked; FTZ and DAZ for the float8 and float4 encoders,
@@ -19,6 +20,7 @@ use super::{entry, prefetch_ahead, prefetch_from, put256};
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
+mod lookup;
 pub mod steps;
 mod wide;
 pub use steps::{Bf16Codes, Codes, Two};
@@ -1078,7 +1080,7 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 15-17% for float64 -> float8_e4m3fn and 1-4% for
-/// float64 -> float8_e5m2).
+/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`).
 pub fn patch(t: &mut super::Table) {
     use super::steps::{dtype_bits, env, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
@@ -1104,6 +1106,16 @@ pub fn patch(t: &mut super::Table) {
             NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, false];
             NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, false];
         }
+        // Each `lookup::PAIRS[k]`, for k in order.
+        macro_rules! looked_up {
+            ($($k:literal)*) => {$({
+                const P: (i32, i32) = lookup::PAIRS[$k];
+                entry!(k, lookup::bytes[$k], 8, 16, MXCSR_RN);
+                super::set(t, P.0, P.1, k);
+            })*};
+        }
+        const { assert!(lookup::PAIRS.len() == 5) };
+        looked_up!(0 1 2 3 4);
         // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
         // DAZ spares subnormal inputs a microcode assist.
         whole! { env::<F64Fold<47>, E4m3Folded>();
@@ -1152,32 +1164,38 @@ pub fn patch(t: &mut super::Table) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::steps::{Bf16In, E4m3Folded, E4m3Out, E5m2Folded, E5m2Out, F64Fold};
+    use super::super::steps::{
+        Bf16In, Bf16Top, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In, E5m2Out, F16Out, F64Fold,
+        I8In,
+    };
     use super::super::{has_avx512, k_lanes};
     use super::{Bf16Codes, Two};
-    use crate::ffi::{NX_BFLOAT16, NX_FLOAT64, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2};
+    use crate::ffi::{
+        NX_BFLOAT16, NX_FLOAT16, NX_FLOAT64, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
+    };
     use crate::kernels::{scalar, Store};
     use crate::table::Dtype;
 
-    /// The lane kernels that `narrow_bytes` replaces where AVX512-VBMI is
-    /// (`patch`) still serve the CPUs without it: against the scalar
-    /// reference, at every length mod 64 up to the end of the sources,
-    /// which are every bfloat16 code, or every float64 whose low 48 bits
-    /// are one of: none, the lowest, one of bits 44 to 47 (around the
-    /// sticky folds), all.
+    /// The lane kernels that `narrow_bytes` and `lookup` replace where
+    /// AVX512-VBMI is (`patch`) still serve the CPUs without it: against
+    /// the scalar reference, at every length mod 64 up to the end of the
+    /// sources, which are every code of a source of 8 or 16 bits, or every
+    /// float64 whose low 48 bits are one of: none, the lowest, one of bits
+    /// 44 to 47 (around the sticky folds), all.
     #[test]
-    fn lane_kernels_behind_narrow_bytes() {
+    fn lane_kernels_behind_vbmi() {
         if !has_avx512() {
             return;
         }
         type K = fn(&[u8], &mut [u8], usize, Store);
+        let bytes: Vec<u8> = (0..=u16::MAX).map(|c| c as u8).collect();
         let bf16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
         let low = [0, 1, 1 << 44, 1 << 45, 1 << 46, 1 << 47, (1 << 48) - 1];
         let f64s: Vec<u8> = (0..=u16::MAX)
             .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
             .flat_map(u64::to_le_bytes)
             .collect();
-        let pairs: [(i32, i32, K, &[u8]); 4] = [
+        let pairs: [(i32, i32, K, &[u8]); 9] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
@@ -1202,18 +1220,55 @@ mod tests {
                 k_lanes::<Two, F64Fold<48>, E5m2Folded>,
                 &f64s,
             ),
+            (
+                NX_FLOAT8_E4M3FN,
+                NX_FLOAT16,
+                k_lanes::<Two, E4m3In, F16Out>,
+                &bytes,
+            ),
+            (
+                NX_FLOAT8_E4M3FN,
+                NX_BFLOAT16,
+                k_lanes::<Two, E4m3In, Bf16Top>,
+                &bytes,
+            ),
+            (
+                NX_FLOAT8_E5M2,
+                NX_BFLOAT16,
+                k_lanes::<Two, E5m2In, Bf16Top>,
+                &bytes,
+            ),
+            (
+                NX_INT8,
+                NX_FLOAT16,
+                k_lanes::<Two, I8In<true>, F16Out>,
+                &bytes,
+            ),
+            (
+                NX_UINT8,
+                NX_FLOAT16,
+                k_lanes::<Two, I8In<false>, F16Out>,
+                &bytes,
+            ),
         ];
         for (s, d, k, src) in pairs {
             let dt = |c| Dtype::from_code(c).expect("a dtype");
-            let all = src.len() * 8 / dt(s).bits() as usize;
-            let mut want = vec![0u8; all];
+            let (sb, db) = (dt(s).bits() as usize, dt(d).bits() as usize / 8);
+            let all = src.len() * 8 / sb;
+            let mut want = vec![0u8; all * db];
             scalar::run(dt(s), dt(d), src, &mut want, all);
             for n in all - 64..=all {
-                let mut got = vec![0xA5u8; all];
+                let mut got = vec![0xA5u8; all * db];
                 k(src, &mut got, n, Store::Plain);
-                let bad = (0..n).find(|&i| got[i] != want[i]);
-                assert_eq!(bad, None, "{s} -> {d}, n {n}: the first code that differs");
-                assert!(got[n..].iter().all(|&b| b == 0xA5), "{s} -> {d}, n {n}");
+                let bad = (0..n * db).find(|&i| got[i] != want[i]).map(|i| i / db);
+                assert_eq!(
+                    bad, None,
+                    "{s} -> {d}, n {n}: the first element that differs"
+                );
+                assert!(
+                    got[n * db..].iter().all(|&b| b == 0xA5),
+                    "{s} -> {d}, n {n}"
+                );
             }
         }
     }
