@@ -24,8 +24,13 @@
 //! the caller's MXCSR, flags included, is back when the call returns.
 //!
 //! Large calls: every kernel comes in two forms, ordinary stores and
-//! non-temporal ones (`Store`, chosen per call by the driver), and a call
-//! reading at least `PREFETCH_MIN` bytes prefetches its source ahead.
+//! non-temporal ones (`Store`, chosen per call by the driver). No kernel
+//! prefetches in software: on the AMD Zen 4 that the issue names, the
+//! hardware prefetchers did better alone (the kernels 1.0-1.44x without
+//! the source prefetched 4 or 16 KiB ahead, from 1 to 256 MiB of source;
+//! a plain read of 4 MiB 77 against 59 GB/s with a prefetch 2 KiB ahead),
+//! though a stop on that kind of machine had measured the opposite (1.7x
+//! at 256 MiB, when its DRAM ran at a third of today's rate).
 
 mod avx2;
 mod avx512;
@@ -372,9 +377,8 @@ fn build(isa: Isa) -> Table {
                 use steps::*;
                 pairs!(t, k_lanes<Four>, Side;
                     // The compiler vectorizes their scalar kernels as well
-                    // in cache, but a SIMD kernel also prefetches and
-                    // streams: 1.4-1.9x at 16M elements. (At AVX2, `native`
-                    // takes them.)
+                    // in cache, but a SIMD kernel also streams: 1.4-1.9x at
+                    // 16M elements. (At AVX2, `native` takes them.)
                     [I16In<true>, I16In<false>, I8In<true>, I8In<false>] =>
                         [SmallI32Out<true>, SmallI32Out<false>];
                 );
@@ -432,55 +436,4 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<SimdKernel> {
         Isa::Scalar => return None,
     };
     *t.get(s.code() as usize)?.get(d.code() as usize)?
-}
-
-/// How far ahead of the conversion the source is prefetched (bytes), in
-/// calls reading at least `PREFETCH_MIN` bytes. The hardware prefetchers
-/// alone left a conversion reading DRAM well below the core's read
-/// bandwidth (float32 -> float4_e2m1fn at 256 MiB: 1.9 against 3.2 Gelem/s
-/// with this; float64 -> float8_e4m3fn 1.1 against 1.6); a source in L1 or
-/// L2 needs no help, and a short call would pay for the first prefetches.
-/// 4096 rather than 2048 on the Intel Xeon (bench-levels, alternated):
-/// float32 sources of 16 MiB 1.0-1.4x and of 256 MiB 1.09-1.14x, 4- and
-/// 8-bit sources of 8 MiB 1.02-1.2x, 16-bit ones of 16 MiB 0.88-1.16x
-/// (noise). Farther still (`PREFETCH_FAR`) helped only sources past the
-/// last-level cache: float32 -> float8_e4m3fn and int8 at 128 MiB, 8192
-/// and 16384 bytes ahead against 4096: 1.0-1.03x and 1.05-1.10x; at 256
-/// MiB 8192 gave 1.08-1.11x. At 16 MiB, 8192 lost up to a quarter for the
-/// 16-bit sources.
-const PREFETCH: usize = 4096;
-const PREFETCH_MIN: usize = 512 << 10;
-const PREFETCH_FAR: usize = 16384;
-const PREFETCH_FAR_MIN: usize = 64 << 20;
-
-/// A call's prefetching: the next source byte to prefetch (`usize::MAX`:
-/// none) and how far ahead of the conversion.
-pub struct Prefetch {
-    done: usize,
-    ahead: usize,
-}
-
-/// The prefetching of a call reading `bytes`.
-#[inline(always)]
-fn prefetch_from(bytes: usize) -> Prefetch {
-    Prefetch {
-        done: if bytes >= PREFETCH_MIN { 0 } else { usize::MAX },
-        ahead: if bytes >= PREFETCH_FAR_MIN {
-            PREFETCH_FAR
-        } else {
-            PREFETCH
-        },
-    }
-}
-
-/// Prefetch the source lines from byte `pf.done` up to `upto + pf.ahead`
-/// of `src` (prefetching never faults, past the end neither).
-#[inline(always)]
-fn prefetch_ahead(src: *const u8, pf: &mut Prefetch, upto: usize) {
-    while pf.done < upto + pf.ahead {
-        // SAFETY: a prefetch is a hint that touches no architectural
-        // state and never faults (SSE, in the x86-64 baseline).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(pf.done).cast()) };
-        pf.done += 64;
-    }
 }

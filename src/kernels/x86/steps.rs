@@ -11,7 +11,7 @@
 //! at every level, so the levels' kernels for one pair compute the same
 //! thing, which the kernel tests hold to the scalar reference.
 
-use super::{prefetch_ahead, prefetch_from, Raw, DAZ, FTZ, MXCSR_RN};
+use super::{Raw, DAZ, FTZ, MXCSR_RN};
 use crate::ffi::*;
 use crate::format::{Format, E2M1FN};
 use crate::table::Dtype;
@@ -144,11 +144,9 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
 ) {
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
     let full = n / STEP;
-    let mut pf = prefetch_from(full * sb);
     let whole = full / L::UNROLL * L::UNROLL;
     for g in 0..full / L::UNROLL {
         let k = g * L::UNROLL;
-        prefetch_ahead(src, &mut pf, (k + L::UNROLL) * sb);
         // SAFETY: steps k .. k + UNROLL lie within the first n elements
         // of both arrays, at a multiple of their width from the (aligned,
         // when NT) start; k of twice their width where UNROLL is 2.

@@ -135,7 +135,6 @@ unsafe fn look_up<const SYM: bool, const NT: bool>(
         n,
         64,
         64,
-        (src, 8),
         |i| {
             // SAFETY: elements i .. i + 64 are within n: 64 source bytes,
             // 128 destination bytes, at a multiple of 128 from the

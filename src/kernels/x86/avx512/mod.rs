@@ -16,7 +16,7 @@
 //! aligned to their width; see `kernels::Store`). Masked stores are always
 //! ordinary.
 
-use super::{entry, prefetch_ahead, prefetch_from, put256};
+use super::{entry, put256};
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
@@ -94,22 +94,17 @@ unsafe fn put512<const NT: bool>(p: *mut u8, v: __m512i) {
 
 /// The loop of every kernel here: `step(i)` converts elements i .. i + `g`
 /// (whole vectors), then `part(i, left)` the rest, `t` elements (a masked
-/// vector) at a time, `left` of them (at most `t`) in the call's range. The
-/// source (`src`, of `sbits` bits per element) is prefetched ahead of the
-/// steps (see `prefetch_ahead`).
+/// vector) at a time, `left` of them (at most `t`) in the call's range.
 #[inline(always)]
 fn each(
     n: usize,
     g: usize,
     t: usize,
-    (src, sbits): (*const u8, usize),
     mut step: impl FnMut(usize),
     mut part: impl FnMut(usize, usize),
 ) {
     let mut i = 0;
-    let mut pf = prefetch_from(n * sbits / 8);
     while i + g <= n {
-        prefetch_ahead(src, &mut pf, (i + g) * sbits / 8);
         step(i);
         i += g;
     }
@@ -192,7 +187,6 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
         n,
         16 * U,
         16,
-        (src, I::W * 8),
         |i| {
             for k in (i..i + 16 * U).step_by(16) {
                 // SAFETY: lanes k .. k + 16 are within n; the stores are at
@@ -923,7 +917,6 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
             n,
             64,
             64,
-            (src, 64),
             |i| {
                 // SAFETY: lanes i .. i + 64 are within n (8 vectors of 64
                 // bytes); a 64-byte store at a multiple of 64 from the
@@ -955,7 +948,6 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
         n,
         64,
         64,
-        (src, 16),
         |i| {
             // SAFETY: lanes i .. i + 64 are within n; a 64-byte store at a
             // multiple of 64 from the destination.
@@ -1032,7 +1024,6 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
         n,
         if nib { 128 } else { 64 },
         32,
-        (src, 8 * sb),
         |i| {
             // SAFETY: lanes i .. i + 64 (float4: 128) are within n; a
             // 64-byte store at a multiple of 64 from the destination.
