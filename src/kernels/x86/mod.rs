@@ -26,9 +26,10 @@
 //! Large calls: every kernel comes in two forms, ordinary stores and
 //! non-temporal ones (`Store`, chosen per call by the driver). No kernel
 //! prefetches in software: on the AMD Zen 4 that the issue names, the
-//! hardware prefetchers did better alone (the kernels 1.0-1.44x without
-//! the source prefetched 4 or 16 KiB ahead, from 1 to 256 MiB of source;
-//! a plain read of 4 MiB 77 against 59 GB/s with a prefetch 2 KiB ahead),
+//! hardware prefetchers did better alone (without the source prefetched 4
+//! or 16 KiB ahead, from 1 to 256 MiB of source, the narrowings 0.93-1.36x,
+//! most above 1.05, the write-bound widenings 0.94-1.18x; a plain read of
+//! 4 MiB 77 against 59 GB/s with a prefetch 2 KiB ahead; BENCHMARKS.md),
 //! though a stop on that kind of machine had measured the opposite (1.7x
 //! at 256 MiB, when its DRAM ran at a third of today's rate).
 
