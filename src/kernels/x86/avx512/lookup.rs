@@ -10,8 +10,13 @@
 //! `make bench-levels`, AMD Zen 4, 16384 and 131072 elements, over the
 //! lanes: float8_e4m3fn -> float16 and bfloat16 1.3x, float8_e5m2 ->
 //! bfloat16 2.1x, int8 and uint8 -> float16 1.7-1.8x.
+//!
+//! And float32 and float64 into float4_e2m1fn (`to_e2m1`), whose every
+//! rounding fits one table of 64 bytes indexed by a float32's exponent and
+//! top fraction bits: 1.25-1.26x and 1.20-1.25x over `to_narrow` and the
+//! float64 lanes, the same harness.
 
-use super::{each, first_lanes, full, put512};
+use super::{each, first_lanes, full, put512, RZ};
 use crate::ffi::*;
 use crate::kernels::scalar;
 use crate::table::Dtype;
@@ -153,6 +158,162 @@ unsafe fn look_up<const SYM: bool, const NT: bool>(
                 full::_mm512_mask_storeu_epi8(dst.add(2 * i).cast(), first_lanes(2 * left), a);
                 let m = first_lanes(2 * left.saturating_sub(32));
                 full::_mm512_mask_storeu_epi8(dst.add(2 * i + 64).cast(), m, b);
+            }
+        },
+    );
+}
+
+/// The word of float32 bits 20 up (after `to_e2m1`'s sticky fold, sign
+/// cleared) from which `e2m1_table` starts: the binade of 2^-3, below which
+/// everything rounds to zero (half the least subnormal is 2^-2).
+const E2M1_LOW: u16 = (127 - 3) << 3;
+
+/// `dtype(code)`, in constant blocks only.
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+const fn dtype(code: i32) -> Dtype {
+    match Dtype::from_code(code) {
+        Some(d) => d,
+        None => panic!("a dtype code"),
+    }
+}
+
+/// float4_e2m1fn's magnitude code for word `E2M1_LOW` + j, j < 56 (seven
+/// binades of eight: the fraction's top two bits and a sticky bit), made
+/// once by the scalar reference from the least float32 of each word, or,
+/// for a sticky word, one halfway inside it: every float32 of the word
+/// rounds alike, as no midpoint of float4_e2m1fn falls strictly between
+/// two multiples of 2^21 in float32's fraction (its round bit is bit 21 or
+/// above). The last binade (8 to 16) saturates: so does everything past it.
+fn e2m1_table() -> &'static [u8; 64] {
+    static MADE: OnceLock<[u8; 64]> = OnceLock::new();
+    MADE.get_or_init(|| {
+        let (s, d) = const { (dtype(NX_FLOAT32), dtype(NX_FLOAT4_E2M1FN)) };
+        let mut t = [0u8; 64];
+        for (j, c) in (0u32..).zip(t.iter_mut().take(56)) {
+            let r = u32::from(E2M1_LOW) + j;
+            let x = ((r & !1) << 20) | ((r & 1) << 19);
+            let mut code = [0u8];
+            scalar::run(s, d, &x.to_le_bytes(), &mut code, 1);
+            *c = code[0] & 0x0F;
+        }
+        t
+    })
+}
+
+/// float32 (or float64, `F64`) -> float4_e2m1fn by one byte lookup
+/// (VPERMB) a 64 elements, in place of `to_narrow`'s rounding through
+/// float16. Each float32 x: the bits below bit 20 or'ed into it (a sticky
+/// bit), x >> 20 (sign, exponent, the fraction's top two bits, the
+/// sticky), packed into words; the magnitude clamped to the table's seven
+/// binades (`e2m1_table`: below them zero, above them saturated, infinity
+/// too) and the table's index; NaN gives index 0 (+0: SEMANTICS.md) and no
+/// sign; the sign or'ed in as bit 3 of the code.
+///
+/// A float64 x is folded first (every bit below bit 49, float32's bit 20,
+/// or'ed into it) and truncated to float32 (VCVTPD2PS toward zero), which
+/// keeps bit 49 as bit 20 (`F64Fold<49>`'s proof), gives float32's largest
+/// finite value past its range (saturated here too) and a float32
+/// subnormal or zero below (zero here, as x rounds to).
+///
+/// # Safety
+/// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+pub unsafe fn to_e2m1<const F64: bool, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: 64 bytes.
+    let table = unsafe { _mm512_loadu_si512(e2m1_table().as_ptr().cast()) };
+    let d32 = |k: u32| _mm512_set1_epi32(k as i32);
+    let w16 = |k: u16| _mm512_set1_epi16(k as i16);
+    // x | (bit b where a bit of x below b is set): the carry of x + 2^b - 1
+    // flips bit b exactly then.
+    let fold32 = |x: __m512i| {
+        let s = _mm512_add_epi32(x, d32((1 << 20) - 1));
+        _mm512_ternarylogic_epi32::<0xF8>(x, s, d32(1 << 20))
+    };
+    let fold64 = |x: __m512i| {
+        let m = _mm512_set1_epi64((1 << 49) - 1);
+        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << 49))
+    };
+    // 16 float64 as float32, folded and truncated.
+    let f32s = |x0: __m512i, x1: __m512i| {
+        let [y0, y1] =
+            [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold64(x))));
+        _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
+    };
+    // 32 words x >> 20 (in VPACKUSDW's order): index, and sign at bit 3.
+    let index = |p: __m512i| {
+        let m = _mm512_and_si512(p, w16(0x7FF));
+        let nan = _mm512_cmpgt_epu16_mask(m, w16(0x7F8));
+        let i =
+            _mm512_maskz_subs_epu16(!nan, _mm512_min_epu16(m, w16(E2M1_LOW + 55)), w16(E2M1_LOW));
+        (i, _mm512_maskz_srli_epi16::<8>(!nan, p))
+    };
+    // 64 codes, two a byte (low nibble first), from four vectors of 16
+    // float32 (elements 16k .. 16k + 16 in vector k).
+    let nibbles = |x: [__m512i; 4]| {
+        let w = x.map(|v| {
+            let v = if F64 { v } else { fold32(v) };
+            _mm512_srli_epi32::<20>(v)
+        });
+        let [w0, w1, w2, w3] = w;
+        let (i0, s0) = index(_mm512_packus_epi32(w0, w1));
+        let (i1, s1) = index(_mm512_packus_epi32(w2, w3));
+        // Byte lane L: elements 4L .. 4L + 4 of each vector k, in order of k.
+        let idx = _mm512_packus_epi16(i0, i1);
+        let sign = _mm512_packus_epi16(s0, s1);
+        let code = _mm512_permutexvar_epi8(idx, table);
+        let code = _mm512_ternarylogic_epi32::<0xF8>(code, sign, _mm512_set1_epi8(8));
+        let pairs = _mm512_packus_epi16(super::pair_nibbles(code), _mm512_setzero_si512());
+        // Word 8L + k of `pairs` holds elements 16k + 4L .. + 4: output
+        // word 4k + L.
+        let order = _mm512_set_epi16(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 19, 11, 3, 26, 18, 10, 2, 25, 17,
+            9, 1, 24, 16, 8, 0,
+        );
+        _mm512_castsi512_si256(_mm512_permutexvar_epi16(order, pairs))
+    };
+    // Bytes a source element; and a vector of 64 source bytes a 8
+    // elements of it.
+    let sb = if F64 { 8 } else { 4 };
+    // Four vectors of float32 from the vectors `v` (`sb` of them read).
+    let floats = |v: [__m512i; 8]| {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
+        if F64 {
+            [f32s(v0, v1), f32s(v2, v3), f32s(v4, v5), f32s(v6, v7)]
+        } else {
+            [v0, v1, v2, v3]
+        }
+    };
+    each(
+        n,
+        64,
+        64,
+        |i| {
+            // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
+            // 64 bytes); a 32-byte store at a multiple of 32 from the
+            // destination.
+            unsafe {
+                let p = src.add(sb * i);
+                let v = std::array::from_fn(|k| {
+                    if k < sb {
+                        _mm512_loadu_si512(p.add(64 * k).cast())
+                    } else {
+                        _mm512_setzero_si512()
+                    }
+                });
+                super::put256::<NT>(dst.add(i / 2), nibbles(floats(v)));
+            }
+        },
+        |i, left| {
+            // SAFETY: elements i .. i + left are within n (and the bytes
+            // that hold them).
+            unsafe {
+                let p = src.add(sb * i);
+                let v = std::array::from_fn(|k| {
+                    let m = first_lanes((sb * left).saturating_sub(64 * k));
+                    full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast())
+                });
+                let keep = first_lanes(left.div_ceil(2)) as u32;
+                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(floats(v)));
             }
         },
     );

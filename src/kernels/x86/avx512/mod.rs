@@ -1071,9 +1071,10 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 15-17% for float64 -> float8_e4m3fn and 1-4% for
-/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`).
+/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-26%
+/// for float32 and float64 -> float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
-    use super::steps::{dtype_bits, env, E4m3Folded, E4m3Out, F32In, F64Fold};
+    use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
     use crate::ffi::*;
     // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
@@ -1107,11 +1108,15 @@ pub fn patch(t: &mut super::Table) {
         }
         const { assert!(lookup::PAIRS.len() == 5) };
         looked_up!(0 1 2 3 4);
+        whole! { MXCSR_RN; NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[false]; }
         // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
         // DAZ spares subnormal inputs a microcode assist.
         whole! { env::<F64Fold<47>, E4m3Folded>();
             NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, true];
             NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, true];
+        }
+        whole! { env::<F64Fold<49>, E2m1Folded>();
+            NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[true];
         }
     }
     if is_x86_feature_detected!("avx512bf16") {
@@ -1156,13 +1161,14 @@ pub fn patch(t: &mut super::Table) {
 #[cfg(test)]
 mod tests {
     use super::super::steps::{
-        Bf16In, Bf16Top, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In, E5m2Out, F16Out, F64Fold,
-        I8In,
+        env, Bf16In, Bf16Top, E2m1Folded, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In, E5m2Out,
+        F16Out, F32In, F64Fold, I8In,
     };
     use super::super::{has_avx512, k_lanes};
-    use super::{Bf16Codes, Two};
+    use super::{entry, to_narrow, Bf16Codes, E2m1, Two};
     use crate::ffi::{
-        NX_BFLOAT16, NX_FLOAT16, NX_FLOAT64, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
+        NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT4_E2M1FN, NX_FLOAT64, NX_FLOAT8_E4M3FN,
+        NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
     };
     use crate::kernels::{scalar, Store};
     use crate::table::Dtype;
@@ -1186,7 +1192,20 @@ mod tests {
             .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
             .flat_map(u64::to_le_bytes)
             .collect();
-        let pairs: [(i32, i32, K, &[u8]); 9] = [
+        // float32: every top half, with low halves around the sticky.
+        let f32s: Vec<u8> = (0..=u16::MAX)
+            .flat_map(|c| [0, 1, 1 << 15, u16::MAX].map(|l| (u32::from(c) << 16) | u32::from(l)))
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        // The whole kernel `lookup::to_e2m1` replaces.
+        entry!(
+            to_e2m1_words,
+            to_narrow[E2m1],
+            32,
+            4,
+            env::<F32In, E4m3Out>()
+        );
+        let pairs: [(i32, i32, K, &[u8]); 11] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
@@ -1211,6 +1230,13 @@ mod tests {
                 k_lanes::<Two, F64Fold<48>, E5m2Folded>,
                 &f64s,
             ),
+            (
+                NX_FLOAT64,
+                NX_FLOAT4_E2M1FN,
+                k_lanes::<Two, F64Fold<49>, E2m1Folded>,
+                &f64s,
+            ),
+            (NX_FLOAT32, NX_FLOAT4_E2M1FN, to_e2m1_words, &f32s),
             (
                 NX_FLOAT8_E4M3FN,
                 NX_FLOAT16,
@@ -1244,20 +1270,28 @@ mod tests {
         ];
         for (s, d, k, src) in pairs {
             let dt = |c| Dtype::from_code(c).expect("a dtype");
-            let (sb, db) = (dt(s).bits() as usize, dt(d).bits() as usize / 8);
+            let (sb, db) = (dt(s).bits() as usize, dt(d).bits() as usize);
             let all = src.len() * 8 / sb;
-            let mut want = vec![0u8; all * db];
+            let mut want = vec![0u8; all * db / 8];
             scalar::run(dt(s), dt(d), src, &mut want, all);
-            for n in all - 64..=all {
-                let mut got = vec![0xA5u8; all * db];
+            // Element i's bits in `b`.
+            let at = |b: &[u8], i: usize| {
+                let (byte, bit) = (i * db / 8, i * db % 8);
+                let w = u16::from(b[byte]) | b.get(byte + 1).map_or(0, |&h| u16::from(h) << 8);
+                (w >> bit) & ((1u32 << db) - 1) as u16
+            };
+            // Even lengths for a 4-bit destination: the kernels write whole
+            // bytes (the driver packs a last odd element).
+            for n in (all - 64..=all).filter(|n| db >= 8 || n % 2 == 0) {
+                let mut got = vec![0xA5u8; all * db / 8];
                 k(src, &mut got, n, Store::Plain);
-                let bad = (0..n * db).find(|&i| got[i] != want[i]).map(|i| i / db);
+                let bad = (0..n).find(|&i| at(&got, i) != at(&want, i));
                 assert_eq!(
                     bad, None,
                     "{s} -> {d}, n {n}: the first element that differs"
                 );
                 assert!(
-                    got[n * db..].iter().all(|&b| b == 0xA5),
+                    got[n * db / 8..].iter().all(|&b| b == 0xA5),
                     "{s} -> {d}, n {n}"
                 );
             }
