@@ -16,7 +16,7 @@
 //! top fraction bits: 1.25-1.26x and 1.20-1.25x over `to_narrow` and the
 //! float64 lanes, the same harness.
 
-use super::{each, first_lanes, full, put512, RZ};
+use super::{each, first_lanes, full, put512};
 use crate::ffi::*;
 use crate::kernels::scalar;
 use crate::table::Dtype;
@@ -229,16 +229,7 @@ pub unsafe fn to_e2m1<const F64: bool, const NT: bool>(src: *const u8, dst: *mut
         let s = _mm512_add_epi32(x, d32((1 << 20) - 1));
         _mm512_ternarylogic_epi32::<0xF8>(x, s, d32(1 << 20))
     };
-    let fold64 = |x: __m512i| {
-        let m = _mm512_set1_epi64((1 << 49) - 1);
-        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << 49))
-    };
-    // 16 float64 as float32, folded and truncated.
-    let f32s = |x0: __m512i, x1: __m512i| {
-        let [y0, y1] =
-            [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold64(x))));
-        _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
-    };
+    let f32s = |x0, x1| super::folded_f32s(x0, x1, 49);
     // 32 words x >> 20 (in VPACKUSDW's order): index, and sign at bit 3.
     let index = |p: __m512i| {
         let m = _mm512_and_si512(p, w16(0x7FF));

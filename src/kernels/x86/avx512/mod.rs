@@ -803,6 +803,22 @@ const fn byte_plan(src: Format, fmt: Format) -> BytePlan {
     }
 }
 
+/// 16 float64 (two vectors of bits) as float32 bits, each folded first
+/// (every bit below bit `b` or'ed into bit b: the carry of x + 2^b - 1
+/// flips bit b exactly when one is set) and then truncated (VCVTPD2PS
+/// toward zero): `F64Fold<b>`'s round to odd, whose proof says which `b`
+/// serves a format.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
+    let fold = |x: __m512i| {
+        let m = _mm512_set1_epi64((1 << b) - 1);
+        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << b))
+    };
+    let [y0, y1] = [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold(x))));
+    _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
+}
+
 /// bfloat16 (or float64, `F64`) -> float8_e4m3fn or float8_e5m2 (`F`), 64
 /// lanes a byte operation (AVX512-VBMI's byte permutes), in place of the
 /// word lanes of `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
@@ -889,17 +905,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
         let high = _mm512_permutex2var_epi8(h0, odd, h1);
         _mm512_ternarylogic_epi32::<0xF8>(code, high, _mm512_set1_epi8(i8::MIN))
     };
-    let fold64 = |x: __m512i| {
-        let b = 45 + p.fold;
-        let m = _mm512_set1_epi64((1 << b) - 1);
-        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << b))
-    };
-    // 16 float64 (two vectors) as float32 truncated, folded first.
-    let f32s = |x0: __m512i, x1: __m512i| {
-        let [y0, y1] =
-            [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold64(x))));
-        _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
-    };
+    let f32s = |x0, x1| folded_f32s(x0, x1, 45 + p.fold);
     let high = _mm512_set_epi16(
         63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
         17, 15, 13, 11, 9, 7, 5, 3, 1,
