@@ -20,6 +20,7 @@ use super::{each, first_lanes, full, put512};
 use crate::ffi::*;
 use crate::kernels::scalar;
 use crate::table::Dtype;
+use crate::value::dtype_of;
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -168,15 +169,6 @@ unsafe fn look_up<const SYM: bool, const NT: bool>(
 /// everything rounds to zero (half the least subnormal is 2^-2).
 const E2M1_LOW: u16 = (127 - 3) << 3;
 
-/// `dtype(code)`, in constant blocks only.
-#[allow(clippy::panic)] // only in constant blocks: would fail the build
-const fn dtype(code: i32) -> Dtype {
-    match Dtype::from_code(code) {
-        Some(d) => d,
-        None => panic!("a dtype code"),
-    }
-}
-
 /// float4_e2m1fn's magnitude code for word `E2M1_LOW` + j, j < 56 (seven
 /// binades of eight: the fraction's top two bits and a sticky bit), made
 /// once by the scalar reference from the least float32 of each word, or,
@@ -187,7 +179,12 @@ const fn dtype(code: i32) -> Dtype {
 fn e2m1_table() -> &'static [u8; 64] {
     static MADE: OnceLock<[u8; 64]> = OnceLock::new();
     MADE.get_or_init(|| {
-        let (s, d) = const { (dtype(NX_FLOAT32), dtype(NX_FLOAT4_E2M1FN)) };
+        let (s, d) = const {
+            (
+                dtype_of::<{ NX_FLOAT32 as usize }>(),
+                dtype_of::<{ NX_FLOAT4_E2M1FN as usize }>(),
+            )
+        };
         let mut t = [0u8; 64];
         for (j, c) in (0u32..).zip(t.iter_mut().take(56)) {
             let r = u32::from(E2M1_LOW) + j;
