@@ -338,7 +338,8 @@ fn build(isa: Isa) -> Table {
             }
             // float16 and bfloat16 -> float8/float4 rounded in their codes
             // (VPSRLVW: AVX-512 BW's variable word shifts; bfloat16 ->
-            // float8 in byte lanes instead where AVX512-VBMI is, `patch`),
+            // float8 in byte lanes and both -> float4 by lookup instead
+            // where AVX512-VBMI is, `patch`),
             // and bool and bit tested in them and in the float8 formats'
             // float16 codes, without widening to float32.
             {

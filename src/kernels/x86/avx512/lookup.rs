@@ -11,13 +11,16 @@
 //! lanes: float8_e4m3fn -> float16 and bfloat16 1.3x, float8_e5m2 ->
 //! bfloat16 2.1x, int8 and uint8 -> float16 1.7-1.8x.
 //!
-//! And float32 and float64 into float4_e2m1fn (`to_e2m1`), whose every
-//! rounding fits one table of 64 bytes indexed by a float32's exponent and
-//! top fraction bits: 1.25-1.26x and 1.20-1.25x over `to_narrow` and the
-//! float64 lanes, the same harness.
+//! And float32, float64, bfloat16 and float16 into float4_e2m1fn
+//! (`to_e2m1`), whose every rounding fits one table of 64 bytes indexed by
+//! the source's exponent and top fraction bits, the same harness over the
+//! kernels it replaces: float32 1.25-1.26x, float64 1.20-1.25x (over
+//! `to_narrow` and the float64 lanes), bfloat16 1.47-1.50x and float16
+//! 1.25-1.27x (over `narrow_code16`'s lanes).
 
 use super::{each, first_lanes, full, put512};
 use crate::ffi::*;
+use crate::format::{Format, BF16, F16, F32};
 use crate::kernels::scalar;
 use crate::table::Dtype;
 use crate::value::dtype_of;
@@ -164,47 +167,106 @@ unsafe fn look_up<const SYM: bool, const NT: bool>(
     );
 }
 
-/// The word of float32 bits 20 up (after `to_e2m1`'s sticky fold, sign
-/// cleared) from which `e2m1_table` starts: the binade of 2^-3, below which
-/// everything rounds to zero (half the least subnormal is 2^-2).
-const E2M1_LOW: u16 = (127 - 3) << 3;
+/// The format whose codes `to_e2m1` of source dtype `S` indexes:
+/// float64 is truncated to float32 first, and bfloat16 is float32's top
+/// half, so both index float32's table.
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+const fn indexed(s: i32) -> Format {
+    match s {
+        NX_FLOAT64 | NX_FLOAT32 | NX_BFLOAT16 => F32,
+        NX_FLOAT16 => F16,
+        _ => panic!("not a source of to_e2m1"),
+    }
+}
 
-/// float4_e2m1fn's magnitude code for word `E2M1_LOW` + j, j < 56 (seven
-/// binades of eight: the fraction's top two bits and a sticky bit), made
-/// once by the scalar reference from the least float32 of each word, or,
-/// for a sticky word, one halfway inside it: every float32 of the word
-/// rounds alike, as no midpoint of float4_e2m1fn falls strictly between
-/// two multiples of 2^21 in float32's fraction (its round bit is bit 21 or
-/// above). The last binade (8 to 16) saturates: so does everything past it.
-fn e2m1_table() -> &'static [u8; 64] {
-    static MADE: OnceLock<[u8; 64]> = OnceLock::new();
-    MADE.get_or_init(|| {
-        let (s, d) = const {
-            (
-                dtype_of::<{ NX_FLOAT32 as usize }>(),
-                dtype_of::<{ NX_FLOAT4_E2M1FN as usize }>(),
-            )
-        };
+/// The bit of a source element of dtype `s` into which `to_e2m1` folds
+/// the bits below it (a sticky bit under the fraction's top two): float32's
+/// bit 20 (float64's bit 49, `F64Fold<49>`), bfloat16's bit 4, float16's 7.
+const fn e2m1_fold(s: i32) -> u32 {
+    let f = match s {
+        NX_BFLOAT16 => BF16,
+        _ => indexed(s),
+    };
+    f.fraction_bits - 3
+}
+
+/// The index word of `f` (`indexed`) from which `e2m1_table` starts: the
+/// binade of 2^-3, below which everything rounds to zero (half the least
+/// subnormal is 2^-2).
+const fn e2m1_low(f: Format) -> u16 {
+    ((f.bias - 3) << 3) as u16
+}
+
+/// float4_e2m1fn's magnitude code for index word `e2m1_low(f)` + j of `f`
+/// (float32 or float16, `indexed`), j < 56: seven binades of eight (the
+/// fraction's top two bits and a sticky bit), made once by the scalar
+/// reference from the least code of each word, or, for a sticky word, one
+/// halfway inside it: every code of the word rounds alike, as no midpoint
+/// of float4_e2m1fn falls strictly between two multiples of the sticky
+/// bit's weight (its round bit is the one above the kept two, or higher).
+/// The last binade (8 to 16) saturates: so does everything past it.
+fn e2m1_table(f: Format) -> &'static [u8; 64] {
+    static MADE: [OnceLock<[u8; 64]>; 2] = [OnceLock::new(), OnceLock::new()];
+    let (k, s) = if f.bits() == 16 {
+        (1, const { dtype_of::<{ NX_FLOAT16 as usize }>() })
+    } else {
+        (0, const { dtype_of::<{ NX_FLOAT32 as usize }>() })
+    };
+    let d = const { dtype_of::<{ NX_FLOAT4_E2M1FN as usize }>() };
+    let made = if k == 1 { &MADE[1] } else { &MADE[0] };
+    made.get_or_init(|| {
+        let fold = f.fraction_bits - 3;
         let mut t = [0u8; 64];
         for (j, c) in (0u32..).zip(t.iter_mut().take(56)) {
-            let r = u32::from(E2M1_LOW) + j;
-            let x = ((r & !1) << 20) | ((r & 1) << 19);
+            let r = u32::from(e2m1_low(f)) + j;
+            let x = ((r & !1) << fold) | ((r & 1) << (fold - 1));
             let mut code = [0u8];
-            scalar::run(s, d, &x.to_le_bytes(), &mut code, 1);
+            let (x32, x16) = (x.to_le_bytes(), (x as u16).to_le_bytes());
+            let bytes: &[u8] = if f.bits() == 16 { &x16 } else { &x32 };
+            scalar::run(s, d, bytes, &mut code, 1);
             *c = code[0] & 0x0F;
         }
         t
     })
 }
 
-/// float32 (or float64, `F64`) -> float4_e2m1fn by one byte lookup
-/// (VPERMB) a 64 elements, in place of `to_narrow`'s rounding through
-/// float16. Each float32 x: the bits below bit 20 or'ed into it (a sticky
-/// bit), x >> 20 (sign, exponent, the fraction's top two bits, the
-/// sticky), packed into words; the magnitude clamped to the table's seven
-/// binades (`e2m1_table`: below them zero, above them saturated, infinity
-/// too) and the table's index; NaN gives index 0 (+0: SEMANTICS.md) and no
-/// sign; the sign or'ed in as bit 3 of the code.
+/// The word permutation that puts a `to_e2m1` step's nibble pairs in
+/// order. Element e sits at index byte P(e): for float32 words (`wide`,
+/// four vectors of 16 dwords packed twice) e = 16k + 4L + r sits at 16L +
+/// 4k + r; for 16-bit sources (two vectors of 32 words packed once) e =
+/// 32h + 8L + r sits at 16L + 8h + r. `pair_nibbles` leaves elements e and
+/// e + 1 (e even) in word w = P(e) / 2, and packing that with zeros
+/// (VPACKUSWB) puts word w at byte 16 (w / 8) + w % 8. Output word q,
+/// elements 4q .. 4q + 4, is the one holding bytes w and w + 1 (w even,
+/// adjacent).
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn nibble_order(wide: bool) -> [u16; 32] {
+    let mut t = [0u16; 32];
+    let mut q = 0;
+    while q < 16 {
+        let e = 4 * q;
+        let p = if wide {
+            16 * (e % 16 / 4) + 4 * (e / 16)
+        } else {
+            16 * (e % 32 / 8) + 8 * (e / 32) + e % 8
+        };
+        let w = p / 2;
+        t[q] = (8 * (w / 8) + w % 8 / 2) as u16;
+        q += 1;
+    }
+    t
+}
+
+/// float64, float32, bfloat16 or float16 (`S`, its dtype code) ->
+/// float4_e2m1fn by one byte lookup (VPERMB) a 64 elements, in place of
+/// the roundings through float16 (`to_narrow`, the float64 lanes) and in
+/// float16 or bfloat16 codes (`narrow_code16`). Each source element x: the
+/// bits below bit `e2m1_fold` or'ed into it (a sticky bit), x shifted right
+/// to there (sign, exponent, the fraction's top two bits, the sticky) in a
+/// word; the magnitude clamped to the table's seven binades (`e2m1_table`:
+/// below them zero, above them saturated, infinity too) and the table's
+/// index; NaN gives index 0 (+0: SEMANTICS.md) and no sign; the sign or'ed
+/// in as bit 3 of the code.
 ///
 /// A float64 x is folded first (every bit below bit 49, float32's bit 20,
 /// or'ed into it) and truncated to float32 (VCVTPD2PS toward zero), which
@@ -215,61 +277,83 @@ fn e2m1_table() -> &'static [u8; 64] {
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn to_e2m1<const F64: bool, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: 64 bytes.
-    let table = unsafe { _mm512_loadu_si512(e2m1_table().as_ptr().cast()) };
+pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let f = const { indexed(S) };
+    let fold = const { e2m1_fold(S) };
+    let low = const { e2m1_low(indexed(S)) };
+    let wide = matches!(S, NX_FLOAT64 | NX_FLOAT32);
+    let order = const { nibble_order(matches!(S, NX_FLOAT64 | NX_FLOAT32)) };
+    // SAFETY: 64 bytes each.
+    let (table, order) = unsafe {
+        (
+            _mm512_loadu_si512(e2m1_table(f).as_ptr().cast()),
+            _mm512_loadu_si512(order.as_ptr().cast()),
+        )
+    };
     let d32 = |k: u32| _mm512_set1_epi32(k as i32);
     let w16 = |k: u16| _mm512_set1_epi16(k as i16);
     // x | (bit b where a bit of x below b is set): the carry of x + 2^b - 1
     // flips bit b exactly then.
     let fold32 = |x: __m512i| {
-        let s = _mm512_add_epi32(x, d32((1 << 20) - 1));
-        _mm512_ternarylogic_epi32::<0xF8>(x, s, d32(1 << 20))
+        let s = _mm512_add_epi32(x, d32((1 << fold) - 1));
+        _mm512_ternarylogic_epi32::<0xF8>(x, s, d32(1 << fold))
+    };
+    let fold16 = |x: __m512i| {
+        let s = _mm512_add_epi16(x, w16((1 << fold) - 1));
+        _mm512_ternarylogic_epi32::<0xF8>(x, s, w16(1 << fold))
     };
     let f32s = |x0, x1| super::folded_f32s(x0, x1, 49);
-    // 32 words x >> 20 (in VPACKUSDW's order): index, and sign at bit 3.
+    // 32 index words (x >> `fold`): index, and sign at bit 3.
     let index = |p: __m512i| {
-        let m = _mm512_and_si512(p, w16(0x7FF));
-        let nan = _mm512_cmpgt_epu16_mask(m, w16(0x7F8));
-        let i =
-            _mm512_maskz_subs_epu16(!nan, _mm512_min_epu16(m, w16(E2M1_LOW + 55)), w16(E2M1_LOW));
-        (i, _mm512_maskz_srli_epi16::<8>(!nan, p))
+        let m = _mm512_and_si512(p, w16((1 << (f.exponent_bits + 3)) - 1));
+        let inf = (f.infinity_bits() >> (f.fraction_bits - 3)) as u16;
+        // The lanes that are not NaN.
+        let num = _mm512_cmplt_epu16_mask(m, w16(inf + 1));
+        let i = _mm512_maskz_subs_epu16(num, _mm512_min_epu16(m, w16(low + 55)), w16(low));
+        // Immediate shifts (by a count in a register they measured slower).
+        let sign = if f.exponent_bits == 8 {
+            _mm512_maskz_srli_epi16::<8>(num, p)
+        } else {
+            _mm512_maskz_srli_epi16::<5>(num, p)
+        };
+        (i, sign)
     };
-    // 64 codes, two a byte (low nibble first), from four vectors of 16
-    // float32 (elements 16k .. 16k + 16 in vector k).
-    let nibbles = |x: [__m512i; 4]| {
-        let w = x.map(|v| {
-            let v = if F64 { v } else { fold32(v) };
-            _mm512_srli_epi32::<20>(v)
-        });
-        let [w0, w1, w2, w3] = w;
-        let (i0, s0) = index(_mm512_packus_epi32(w0, w1));
-        let (i1, s1) = index(_mm512_packus_epi32(w2, w3));
-        // Byte lane L: elements 4L .. 4L + 4 of each vector k, in order of k.
-        let idx = _mm512_packus_epi16(i0, i1);
+    // The 64 elements' index words (two vectors, see `nibble_order`) from
+    // the vectors `v` read (`sb` of them).
+    let words = |v: [__m512i; 8]| {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
+        let pack = |a: __m512i, b: __m512i| {
+            _mm512_packus_epi32(_mm512_srli_epi32::<20>(a), _mm512_srli_epi32::<20>(b))
+        };
+        if S == NX_FLOAT64 {
+            [
+                pack(f32s(v0, v1), f32s(v2, v3)),
+                pack(f32s(v4, v5), f32s(v6, v7)),
+            ]
+        } else if wide {
+            [pack(fold32(v0), fold32(v1)), pack(fold32(v2), fold32(v3))]
+        } else {
+            [v0, v1].map(|h| match fold {
+                4 => _mm512_srli_epi16::<4>(fold16(h)),
+                _ => _mm512_srli_epi16::<7>(fold16(h)),
+            })
+        }
+    };
+    // 64 codes, two a byte (low nibble first).
+    let nibbles = |v: [__m512i; 8]| {
+        let [p0, p1] = words(v);
+        let ((i0, s0), (i1, s1)) = (index(p0), index(p1));
+        let code = _mm512_permutexvar_epi8(_mm512_packus_epi16(i0, i1), table);
         let sign = _mm512_packus_epi16(s0, s1);
-        let code = _mm512_permutexvar_epi8(idx, table);
         let code = _mm512_ternarylogic_epi32::<0xF8>(code, sign, _mm512_set1_epi8(8));
         let pairs = _mm512_packus_epi16(super::pair_nibbles(code), _mm512_setzero_si512());
-        // Word 8L + k of `pairs` holds elements 16k + 4L .. + 4: output
-        // word 4k + L.
-        let order = _mm512_set_epi16(
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 19, 11, 3, 26, 18, 10, 2, 25, 17,
-            9, 1, 24, 16, 8, 0,
-        );
         _mm512_castsi512_si256(_mm512_permutexvar_epi16(order, pairs))
     };
-    // Bytes a source element; and a vector of 64 source bytes a 8
-    // elements of it.
-    let sb = if F64 { 8 } else { 4 };
-    // Four vectors of float32 from the vectors `v` (`sb` of them read).
-    let floats = |v: [__m512i; 8]| {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        if F64 {
-            [f32s(v0, v1), f32s(v2, v3), f32s(v4, v5), f32s(v6, v7)]
-        } else {
-            [v0, v1, v2, v3]
-        }
+    // Bytes a source element.
+    let sb = match S {
+        NX_FLOAT64 => 8,
+        _ if wide => 4,
+        _ => 2,
     };
     each(
         n,
@@ -288,7 +372,7 @@ pub unsafe fn to_e2m1<const F64: bool, const NT: bool>(src: *const u8, dst: *mut
                         _mm512_setzero_si512()
                     }
                 });
-                super::put256::<NT>(dst.add(i / 2), nibbles(floats(v)));
+                super::put256::<NT>(dst.add(i / 2), nibbles(v));
             }
         },
         |i, left| {
@@ -301,7 +385,7 @@ pub unsafe fn to_e2m1<const F64: bool, const NT: bool>(src: *const u8, dst: *mut
                     full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast())
                 });
                 let keep = first_lanes(left.div_ceil(2)) as u32;
-                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(floats(v)));
+                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(v));
             }
         },
     );

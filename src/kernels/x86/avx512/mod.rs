@@ -1077,8 +1077,8 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 15-17% for float64 -> float8_e4m3fn and 1-4% for
-/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-26%
-/// for float32 and float64 -> float4_e2m1fn there).
+/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
+/// for float32, float64, bfloat16 and float16 -> float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
     use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
@@ -1114,7 +1114,11 @@ pub fn patch(t: &mut super::Table) {
         }
         const { assert!(lookup::PAIRS.len() == 5) };
         looked_up!(0 1 2 3 4);
-        whole! { MXCSR_RN; NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[false]; }
+        whole! { MXCSR_RN;
+            NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
+            NX_BFLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_BFLOAT16 }];
+            NX_FLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT16 }];
+        }
         // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
         // DAZ spares subnormal inputs a microcode assist.
         whole! { env::<F64Fold<47>, E4m3Folded>();
@@ -1122,7 +1126,7 @@ pub fn patch(t: &mut super::Table) {
             NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, true];
         }
         whole! { env::<F64Fold<49>, E2m1Folded>();
-            NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[true];
+            NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT64 }];
         }
     }
     if is_x86_feature_detected!("avx512bf16") {
@@ -1167,11 +1171,11 @@ pub fn patch(t: &mut super::Table) {
 #[cfg(test)]
 mod tests {
     use super::super::steps::{
-        env, Bf16In, Bf16Top, E2m1Folded, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In, E5m2Out,
-        F16Out, F32In, F64Fold, I8In,
+        env, Bf16In, Bf16Top, E2m1Folded, E2m1Out, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In,
+        E5m2Out, F16In, F16Out, F32In, F64Fold, I8In,
     };
     use super::super::{has_avx512, k_lanes};
-    use super::{entry, to_narrow, Bf16Codes, E2m1, Two};
+    use super::{entry, to_narrow, Bf16Codes, Codes, E2m1, Two};
     use crate::ffi::{
         NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT4_E2M1FN, NX_FLOAT64, NX_FLOAT8_E4M3FN,
         NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
@@ -1211,7 +1215,7 @@ mod tests {
             4,
             env::<F32In, E4m3Out>()
         );
-        let pairs: [(i32, i32, K, &[u8]); 11] = [
+        let pairs: [(i32, i32, K, &[u8]); 13] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
@@ -1243,6 +1247,18 @@ mod tests {
                 &f64s,
             ),
             (NX_FLOAT32, NX_FLOAT4_E2M1FN, to_e2m1_words, &f32s),
+            (
+                NX_FLOAT16,
+                NX_FLOAT4_E2M1FN,
+                k_lanes::<Codes, F16In, E2m1Out>,
+                &bf16,
+            ),
+            (
+                NX_BFLOAT16,
+                NX_FLOAT4_E2M1FN,
+                k_lanes::<Bf16Codes, Bf16In<false>, E2m1Out>,
+                &bf16,
+            ),
             (
                 NX_FLOAT8_E4M3FN,
                 NX_FLOAT16,
