@@ -18,12 +18,16 @@ lib.nx_convert.restype = ctypes.c_int32
 lib.nx_kernel_isa.restype = ctypes.c_char_p
 libc = ctypes.CDLL(None)
 libc.memcpy.restype = ctypes.c_void_p
-# bench/floors.c: one read of the source (the time no conversion can beat)
-# and plain copy loops (memcpy's column is the fastest of glibc's and these).
+libc.memset.restype = ctypes.c_void_p
+# bench/floors.c: one read of the source and one write of the destination
+# (times no conversion can beat), and plain copy loops (memcpy's column is
+# the fastest of glibc's and these).
 floor_lib = ctypes.CDLL(os.environ["NX_BENCH_FLOORS_LIB"])
 for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
     f.restype = ctypes.c_uint64
 COPIES = (libc.memcpy, floor_lib.nx_bench_copy, floor_lib.nx_bench_copy_prefetch, floor_lib.nx_bench_copy_stream)
+READS = (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch)
+WRITES = (floor_lib.nx_bench_write, floor_lib.nx_bench_write_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
         "float4_e2m1fn": 6, "int64": 7, "uint64": 8, "int32": 9, "uint32": 10, "int8": 13, "uint8": 14, "int4": 15,
@@ -136,24 +140,28 @@ def main(out_path):
             b = np.zeros(half, np.uint8)
             margs = (ctypes.c_void_p(b.ctypes.data), ctypes.c_void_p(a.ctypes.data), ctypes.c_size_t(half))
             rargs = (ctypes.c_void_p(packed.ctypes.data), ctypes.c_size_t(size))
-            reads = (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch)
             theirs = np.empty(n, NP[d])
             numpy_own = ("float64", "float32", "float16", "int8", "uint8", "int32", "int64", "complex64",
                          "complex128", "bool")
             other = "numpy" if s in numpy_own and d in numpy_own else "ml_dtypes"
             # Default arguments bind each function now, not at the call.
-            fns = ([lambda: conv(*args)] + [lambda f=f: f(*margs) for f in COPIES]
-                   + [lambda f=f: f(*rargs) for f in reads] + [lambda: np.copyto(theirs, src, casting="unsafe")])
-            t = best_times(fns, size)
-            t_ours, t_them = t[0], t[-1]
-            t_memcpy = min(t[1:1 + len(COPIES)])
-            t_read = min(t[1 + len(COPIES):-1])
+            wargs = (ctypes.c_void_p(out.ctypes.data), ctypes.c_size_t(out_bytes))
+            memset_args = (ctypes.c_void_p(out.ctypes.data), ctypes.c_int(0x5A), ctypes.c_size_t(out_bytes))
+            groups = ([lambda: conv(*args)], [lambda f=f: f(*margs) for f in COPIES],
+                      [lambda f=f: f(*rargs) for f in READS],
+                      [lambda f=f: f(*wargs) for f in WRITES] + [lambda: libc.memset(*memset_args)],
+                      [lambda: np.copyto(theirs, src, casting="unsafe")])
+            t = best_times([f for g in groups for f in g], size)
+            # The fastest of each group.
+            t_ours, t_memcpy, t_read, t_write, t_them = (min(t[k:k + len(g)]) for k, g in
+                                                         zip(np.cumsum([0] + [len(g) for g in groups]), groups))
             del a, b, theirs
             rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
-                         other, n / t_them / 1e9, t_them / t_ours))
+                         t_write / t_ours, other, n / t_them / 1e9, t_them / t_ours))
             r = rows[-1]
             print(f"{s:>14} -> {d:<14} {size:>10} B  {r[3]:7.3f} Gelem/s {r[4]:6.1f} GB/s  "
-                  f"{r[5]:5.2f}x memcpy  {r[6]:5.2f}x read  {other} {r[8]:7.3f} Gelem/s  {r[9]:6.1f}x", flush=True)
+                  f"{r[5]:5.2f}x memcpy  {r[6]:5.2f}x read  {r[7]:5.2f}x write  {other} {r[9]:7.3f} Gelem/s  "
+                  f"{r[10]:6.1f}x", flush=True)
             del src, packed, out
     with open(out_path, "w") as f:
         f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
@@ -166,15 +174,18 @@ def main(out_path):
                 f"are called through ctypes with prebuilt arguments; the columns of a row are timed in turn, batch "
                 f"by batch (best of 5 batches, 3 at 256 MiB). \"x read\" is the time of one read of "
                 f"the source alone (`bench/floors.c`, the faster of with and without prefetch) over ours: "
-                f"a conversion at the read floor shows 1.00.\n\n"
+                f"a conversion at the read floor shows 1.00. \"x write\" is the same for one write of the "
+                f"destination alone (the fastest of glibc's memset and `bench/floors.c`'s loops with ordinary "
+                f"and non-temporal stores).\n\n"
                 f"A call that moves nothing (n = 0) costs {cost_ours * 1e9:.0f} ns through ctypes; "
                 f"`np.copyto` of empty arrays costs {cost_numpy * 1e9:.0f} ns.\n\n")
-        f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | x read | other | other Gelem/s | speedup |\n")
-        f.write("|---|---:|---:|---:|---:|---:|---|---:|---:|\n")
-        for s, d, size, ge, gb, xm, xr, other, gt, sp in rows:
+        f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | x read | x write | other | other Gelem/s "
+                "| speedup |\n")
+        f.write("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+        for s, d, size, ge, gb, xm, xr, xw, other, gt, sp in rows:
             label = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
-            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {other} | {gt:.3f} | "
-                    f"{sp:.1f}x |\n")
+            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {xw:.2f} | {other} | "
+                    f"{gt:.3f} | {sp:.1f}x |\n")
     print("wrote", out_path)
 
 

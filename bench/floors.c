@@ -5,13 +5,18 @@
  * with 32 independent accumulators so that the loads, not the folding, set
  * the pace. No conversion can take less time than reading its source once.
  *
+ * Write floor: one pass that stores n bytes, with ordinary or with
+ * non-temporal stores (beside glibc's memset). No conversion can take less
+ * time than writing its destination once: a widening whose destination
+ * leaves the last-level cache is bound by it.
+ *
  * Copy floor: a plain copy loop, beside glibc's memcpy. On some CPUs
- * glibc's choice for a size is far from the machine's copy rate (on this
- * AMD Zen 3, `rep movsb` at a few hundred KiB runs at a tenth of it), so the
+ * glibc's choice for a size is far from the machine's copy rate (on an
+ * AMD Zen 3, `rep movsb` at a few hundred KiB ran at a tenth of it), so the
  * benchmark's memcpy is the fastest of glibc's and these.
  *
- * Each comes with and without software prefetch 2 KiB ahead (as the
- * kernels do past 512 KiB); the copy also with non-temporal stores. */
+ * The read and the copy each come with and without software prefetch 2 KiB
+ * ahead; the copy also with non-temporal stores. */
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -40,6 +45,30 @@ static uint64_t fold(const unsigned char *b, size_t n, int prefetch) {
 uint64_t nx_bench_read(const void *p, size_t n) { return fold(p, n, 0); }
 
 uint64_t nx_bench_read_prefetch(const void *p, size_t n) { return fold(p, n, 1); }
+
+/* 128 bytes a step with 32-byte vectors, from p's first 32-byte boundary
+ * when `nt` (non-temporal stores want aligned addresses). */
+static void fill(unsigned char *p, size_t n, int nt) {
+  const __m256i v = _mm256_set1_epi8(0x5A);
+  size_t i = nt ? (32 - (uintptr_t)p % 32) % 32 : 0;
+  if (i > n) i = n;
+  memset(p, 0x5A, i);
+  for (; i + 128 <= n; i += 128) {
+    for (int k = 0; k < 4; k++) {
+      if (nt) {
+        _mm256_stream_si256((__m256i *)(p + i + 32 * k), v);
+      } else {
+        _mm256_storeu_si256((__m256i *)(p + i + 32 * k), v);
+      }
+    }
+  }
+  if (nt) _mm_sfence();
+  memset(p + i, 0x5A, n - i);
+}
+
+void nx_bench_write(void *p, size_t n) { fill(p, n, 0); }
+
+void nx_bench_write_stream(void *p, size_t n) { fill(p, n, 1); }
 
 /* 128 bytes a step with 32-byte vectors; `nt` streams when dst is aligned. */
 static void copy(unsigned char *d, const unsigned char *s, size_t n, int prefetch, int nt) {
