@@ -886,13 +886,16 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
         let a = if F64 { a } else { fold16(a) };
-        let nan = _mm512_cmpgt_epu16_mask(a, w(p.inf));
+        // The lanes that are not NaN. (Asked as "not above infinity", LLVM
+        // moved the mask past the subtraction: a blend more a step, 6-7%
+        // slower for bfloat16 -> float8_e4m3fn.)
+        let num = _mm512_cmplt_epu16_mask(a, w(p.inf + 1));
         let nan_to = if p.payload == 0 {
             w(p.nan)
         } else {
             _mm512_ternarylogic_epi32::<0xEA>(a, w(p.payload), w(p.nan))
         };
-        let t = _mm512_subs_epu16(_mm512_mask_min_epu16(nan_to, !nan, a, w(p.sat)), w(p.low));
+        let t = _mm512_subs_epu16(_mm512_mask_min_epu16(nan_to, num, a, w(p.sat)), w(p.low));
         _mm512_multishift_epi64_epi8(ctrl, t)
     };
     // 64 codes from two vectors of 32 folded bfloat16.
