@@ -51,7 +51,9 @@ PAIRS += [("float64", "float8_e5m2")]
 PAIRS += [(a, b) for h in ("float16", "bfloat16") for f in ("float8_e4m3fn", "float8_e5m2") for a, b in ((h, f), (f, h))]
 PAIRS += [(a, b) for i in ("int8", "uint8", "int4", "uint4") for f in ("float32", "float16", "bfloat16")
           for a, b in ((i, f), (f, i)) if (i, f) != ("int8", "float32")]
-# Beyond the list: pairs numpy users move, numpy's own dtypes (so numpy is the comparison).
+# Beyond the list: 16-bit floats quantized to float4 (as model weights are), and pairs numpy
+# users move, numpy's own dtypes (so numpy is the comparison).
+PAIRS += [("bfloat16", "float4_e2m1fn"), ("float16", "float4_e2m1fn")]
 PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "float64"),
           ("float64", "int32"), ("int32", "float64"), ("int64", "int32"), ("uint8", "int32"),
           ("complex64", "complex128"), ("complex128", "complex64"), ("float32", "complex64"),
