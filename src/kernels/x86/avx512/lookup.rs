@@ -207,13 +207,13 @@ const fn e2m1_low(f: Format) -> u16 {
 /// The last binade (8 to 16) saturates: so does everything past it.
 fn e2m1_table(f: Format) -> &'static [u8; 64] {
     static MADE: [OnceLock<[u8; 64]>; 2] = [OnceLock::new(), OnceLock::new()];
-    let (k, s) = if f.bits() == 16 {
-        (1, const { dtype_of::<{ NX_FLOAT16 as usize }>() })
+    let [f32_made, f16_made] = &MADE;
+    let (made, s) = if f.bits() == 16 {
+        (f16_made, const { dtype_of::<{ NX_FLOAT16 as usize }>() })
     } else {
-        (0, const { dtype_of::<{ NX_FLOAT32 as usize }>() })
+        (f32_made, const { dtype_of::<{ NX_FLOAT32 as usize }>() })
     };
     let d = const { dtype_of::<{ NX_FLOAT4_E2M1FN as usize }>() };
-    let made = if k == 1 { &MADE[1] } else { &MADE[0] };
     made.get_or_init(|| {
         let fold = f.fraction_bits - 3;
         let mut t = [0u8; 64];
@@ -311,7 +311,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         // zeroed the NaN lanes by two blends after the fact: 0.88x.)
         let num = _mm512_cmplt_epu16_mask(m, w16(inf + 1));
         let i = _mm512_maskz_subs_epu16(num, _mm512_min_epu16(m, w16(low + 55)), w16(low));
-        // Immediate shifts (by a count in a register they measured slower).
+        // The sign from bit 11 (float32, bfloat16) or 8 (float16).
         let sign = if f.exponent_bits == 8 {
             _mm512_maskz_srli_epi16::<8>(num, p)
         } else {
@@ -323,22 +323,19 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     // the vectors `v` read (`sb` of them).
     let words = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        let pack = |a: __m512i, b: __m512i| {
-            _mm512_packus_epi32(_mm512_srli_epi32::<20>(a), _mm512_srli_epi32::<20>(b))
-        };
-        if S == NX_FLOAT64 {
-            [
-                pack(f32s(v0, v1), f32s(v2, v3)),
-                pack(f32s(v4, v5), f32s(v6, v7)),
-            ]
-        } else if wide {
-            [pack(fold32(v0), fold32(v1)), pack(fold32(v2), fold32(v3))]
-        } else {
-            [v0, v1].map(|h| match fold {
+        if !wide {
+            return [v0, v1].map(|h| match fold {
                 4 => _mm512_srli_epi16::<4>(fold16(h)),
                 _ => _mm512_srli_epi16::<7>(fold16(h)),
-            })
+            });
         }
+        let x = if S == NX_FLOAT64 {
+            [f32s(v0, v1), f32s(v2, v3), f32s(v4, v5), f32s(v6, v7)]
+        } else {
+            [v0, v1, v2, v3].map(fold32)
+        };
+        let [w0, w1, w2, w3] = x.map(|v| _mm512_srli_epi32::<20>(v));
+        [_mm512_packus_epi32(w0, w1), _mm512_packus_epi32(w2, w3)]
     };
     // 64 codes, two a byte (low nibble first).
     let nibbles = |v: [__m512i; 8]| {
