@@ -3,8 +3,9 @@
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
 //! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`)
-//! and 8-bit sources into 16-bit floats by lookup (`lookup.rs`).
+//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`),
+//! 8-bit sources into 16-bit floats and the floats into float4_e2m1fn by
+//! lookup (`lookup.rs`).
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
 //! every exception masked; FTZ and DAZ for the float8 and float4 encoders,
@@ -1199,7 +1200,7 @@ mod tests {
         }
         type K = fn(&[u8], &mut [u8], usize, Store);
         let bytes: Vec<u8> = (0..=u16::MAX).map(|c| c as u8).collect();
-        let bf16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+        let codes16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
         let low = [0, 1, 1 << 44, 1 << 45, 1 << 46, 1 << 47, (1 << 48) - 1];
         let f64s: Vec<u8> = (0..=u16::MAX)
             .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
@@ -1223,13 +1224,13 @@ mod tests {
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
                 k_lanes::<Bf16Codes, Bf16In<false>, E4m3Out>,
-                &bf16,
+                &codes16,
             ),
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E5M2,
                 k_lanes::<Bf16Codes, Bf16In<false>, E5m2Out>,
-                &bf16,
+                &codes16,
             ),
             (
                 NX_FLOAT64,
@@ -1254,13 +1255,13 @@ mod tests {
                 NX_FLOAT16,
                 NX_FLOAT4_E2M1FN,
                 k_lanes::<Codes, F16In, E2m1Out>,
-                &bf16,
+                &codes16,
             ),
             (
                 NX_BFLOAT16,
                 NX_FLOAT4_E2M1FN,
                 k_lanes::<Bf16Codes, Bf16In<false>, E2m1Out>,
-                &bf16,
+                &codes16,
             ),
             (
                 NX_FLOAT8_E4M3FN,
