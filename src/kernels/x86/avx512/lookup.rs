@@ -179,14 +179,10 @@ const fn indexed(s: i32) -> Format {
     }
 }
 
-/// The bit of a source element of dtype `s` into which `to_e2m1` folds
-/// the bits below it (a sticky bit under the fraction's top two): float32's
-/// bit 20 (float64's bit 49, `F64Fold<49>`), bfloat16's bit 4, float16's 7.
-const fn e2m1_fold(s: i32) -> u32 {
-    let f = match s {
-        NX_BFLOAT16 => BF16,
-        _ => indexed(s),
-    };
+/// The bit of a code of `f` into which `to_e2m1` folds the bits below it
+/// (a sticky bit under the fraction's top two): float32's bit 20
+/// (float64's bit 49, `F64Fold<49>`), bfloat16's bit 4, float16's 7.
+const fn e2m1_fold(f: Format) -> u32 {
     f.fraction_bits - 3
 }
 
@@ -215,7 +211,7 @@ fn e2m1_table(f: Format) -> &'static [u8; 64] {
     };
     let d = const { dtype_of::<{ NX_FLOAT4_E2M1FN as usize }>() };
     made.get_or_init(|| {
-        let fold = f.fraction_bits - 3;
+        let fold = e2m1_fold(f);
         let mut t = [0u8; 64];
         for (j, c) in (0u32..).zip(t.iter_mut().take(56)) {
             let r = u32::from(e2m1_low(f)) + j;
@@ -279,7 +275,7 @@ const fn nibble_order(wide: bool) -> [u16; 32] {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
     let f = const { indexed(S) };
-    let fold = const { e2m1_fold(S) };
+    let fold = const { e2m1_fold(if S == NX_BFLOAT16 { BF16 } else { indexed(S) }) };
     let low = const { e2m1_low(indexed(S)) };
     let wide = matches!(S, NX_FLOAT64 | NX_FLOAT32);
     let order = const { nibble_order(matches!(S, NX_FLOAT64 | NX_FLOAT32)) };
@@ -290,23 +286,12 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
             _mm512_loadu_si512(order.as_ptr().cast()),
         )
     };
-    let d32 = |k: u32| _mm512_set1_epi32(k as i32);
     let w16 = |k: u16| _mm512_set1_epi16(k as i16);
-    // x | (bit b where a bit of x below b is set): the carry of x + 2^b - 1
-    // flips bit b exactly then.
-    let fold32 = |x: __m512i| {
-        let s = _mm512_add_epi32(x, d32((1 << fold) - 1));
-        _mm512_ternarylogic_epi32::<0xF8>(x, s, d32(1 << fold))
-    };
-    let fold16 = |x: __m512i| {
-        let s = _mm512_add_epi16(x, w16((1 << fold) - 1));
-        _mm512_ternarylogic_epi32::<0xF8>(x, s, w16(1 << fold))
-    };
     let f32s = |x0, x1| super::folded_f32s(x0, x1, 49);
     // 32 index words (x >> `fold`): index, and sign at bit 3.
     let index = |p: __m512i| {
         let m = _mm512_and_si512(p, w16((1 << (f.exponent_bits + 3)) - 1));
-        let inf = (f.infinity_bits() >> (f.fraction_bits - 3)) as u16;
+        let inf = (f.infinity_bits() >> e2m1_fold(f)) as u16;
         // The lanes that are not NaN. (Asked as "not above infinity", LLVM
         // zeroed the NaN lanes by two blends after the fact: 0.88x.)
         let num = _mm512_cmplt_epu16_mask(m, w16(inf + 1));
@@ -324,15 +309,18 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     let words = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
         if !wide {
-            return [v0, v1].map(|h| match fold {
-                4 => _mm512_srli_epi16::<4>(fold16(h)),
-                _ => _mm512_srli_epi16::<7>(fold16(h)),
+            return [v0, v1].map(|h| {
+                let h = super::fold_below::<16>(h, fold);
+                match fold {
+                    4 => _mm512_srli_epi16::<4>(h),
+                    _ => _mm512_srli_epi16::<7>(h),
+                }
             });
         }
         let x = if S == NX_FLOAT64 {
             [f32s(v0, v1), f32s(v2, v3), f32s(v4, v5), f32s(v6, v7)]
         } else {
-            [v0, v1, v2, v3].map(fold32)
+            [v0, v1, v2, v3].map(|v| super::fold_below::<32>(v, fold))
         };
         let [w0, w1, w2, w3] = x.map(|v| _mm512_srli_epi32::<20>(v));
         [_mm512_packus_epi32(w0, w1), _mm512_packus_epi32(w2, w3)]

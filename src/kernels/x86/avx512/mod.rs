@@ -804,19 +804,38 @@ const fn byte_plan(src: Format, fmt: Format) -> BytePlan {
     }
 }
 
-/// 16 float64 (two vectors of bits) as float32 bits, each folded first
-/// (every bit below bit `b` or'ed into bit b: the carry of x + 2^b - 1
-/// flips bit b exactly when one is set) and then truncated (VCVTPD2PS
-/// toward zero): `F64Fold<b>`'s round to odd, whose proof says which `b`
-/// serves a format.
+/// `x` with every bit below bit `b` of each `W`-bit lane or'ed into bit b
+/// (a sticky bit): the carry of x + 2^b - 1 flips bit b exactly when one
+/// of them is set.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn fold_below<const W: u32>(x: __m512i, b: u32) -> __m512i {
+    let low = (1u64 << b) - 1;
+    let (sum, bit) = match W {
+        16 => (
+            _mm512_add_epi16(x, _mm512_set1_epi16(low as i16)),
+            _mm512_set1_epi16((low + 1) as i16),
+        ),
+        32 => (
+            _mm512_add_epi32(x, _mm512_set1_epi32(low as i32)),
+            _mm512_set1_epi32((low + 1) as i32),
+        ),
+        _ => (
+            _mm512_add_epi64(x, _mm512_set1_epi64(low as i64)),
+            _mm512_set1_epi64((low + 1) as i64),
+        ),
+    };
+    _mm512_ternarylogic_epi32::<0xF8>(x, sum, bit)
+}
+
+/// 16 float64 (two vectors of bits) as float32 bits, each folded first at
+/// bit `b` (`fold_below`) and then truncated (VCVTPD2PS toward zero):
+/// `F64Fold<b>`'s round to odd, whose proof says which `b` serves a format.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
-    let fold = |x: __m512i| {
-        let m = _mm512_set1_epi64((1 << b) - 1);
-        _mm512_ternarylogic_epi64::<0xF8>(x, _mm512_add_epi64(x, m), _mm512_set1_epi64(1 << b))
-    };
-    let [y0, y1] = [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold(x))));
+    let [y0, y1] =
+        [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold_below::<64>(x, b))));
     _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
 }
 
@@ -877,16 +896,11 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
         42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
     );
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
-    // x | (bit b where a bit of x below b is set): the carry of x + 2^b - 1
-    // flips bit b exactly then. (A float64 is folded before it is narrowed.)
-    let fold16 = |x: __m512i| {
-        let m = w((1 << p.fold) - 1);
-        _mm512_ternarylogic_epi32::<0xF8>(x, _mm512_add_epi16(x, m), w(1 << p.fold))
-    };
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
-        let a = if F64 { a } else { fold16(a) };
+        // (A float64 is folded before it is narrowed.)
+        let a = if F64 { a } else { fold_below::<16>(a, p.fold) };
         // The lanes that are not NaN. (Asked as "not above infinity", LLVM
         // moved the mask past the subtraction: a blend more a step, 6-7%
         // slower for bfloat16 -> float8_e4m3fn.)
@@ -971,10 +985,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
             unsafe {
                 let h = |k: usize| {
                     let m = first_lanes(2 * left.saturating_sub(32 * k));
-                    fold16(full::_mm512_maskz_loadu_epi8(
-                        m,
-                        src.add(2 * i + 64 * k).cast(),
-                    ))
+                    full::_mm512_maskz_loadu_epi8(m, src.add(2 * i + 64 * k).cast())
                 };
                 let v = codes(h(0), h(1));
                 full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), v);
