@@ -23,10 +23,10 @@ libc.memset.restype = ctypes.c_void_p
 # (times no conversion can beat), and plain copy loops (memcpy's column is
 # the fastest of glibc's and these).
 floor_lib = ctypes.CDLL(os.environ["NX_BENCH_FLOORS_LIB"])
-for f in (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch):
-    f.restype = ctypes.c_uint64
 COPIES = (libc.memcpy, floor_lib.nx_bench_copy, floor_lib.nx_bench_copy_prefetch, floor_lib.nx_bench_copy_stream)
 READS = (floor_lib.nx_bench_read, floor_lib.nx_bench_read_prefetch)
+for f in READS:
+    f.restype = ctypes.c_uint64
 WRITES = (floor_lib.nx_bench_write, floor_lib.nx_bench_write_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
@@ -153,10 +153,9 @@ def main(out_path):
                       [lambda f=f: f(*rargs) for f in READS],
                       [lambda f=f: f(*wargs) for f in WRITES] + [lambda: libc.memset(*memset_args)],
                       [lambda: np.copyto(theirs, src, casting="unsafe")])
-            t = best_times([f for g in groups for f in g], size)
+            t = iter(best_times([f for g in groups for f in g], size))
             # The fastest of each group.
-            t_ours, t_memcpy, t_read, t_write, t_them = (min(t[k:k + len(g)]) for k, g in
-                                                         zip(np.cumsum([0] + [len(g) for g in groups]), groups))
+            t_ours, t_memcpy, t_read, t_write, t_them = (min(next(t) for _ in g) for g in groups)
             del a, b, theirs
             rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
                          t_write / t_ours, other, n / t_them / 1e9, t_them / t_ours))
