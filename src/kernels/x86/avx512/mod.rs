@@ -3,7 +3,8 @@
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
 //! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16 and float64 -> float8 in byte lanes (`narrow_bytes`),
+//! AVX512-VBMI bfloat16, float32 and float64 -> float8 in byte lanes
+//! (`narrow_bytes`; float32 into float8_e4m3fn only),
 //! 8-bit sources into 16-bit floats and the floats into float4_e2m1fn by
 //! lookup (`lookup.rs`).
 //!
@@ -18,6 +19,7 @@
 //! ordinary.
 
 use super::{entry, put256};
+use crate::ffi::{NX_BFLOAT16, NX_FLOAT32, NX_FLOAT64};
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
@@ -828,6 +830,18 @@ fn fold_below<const W: u32>(x: __m512i, b: u32) -> __m512i {
     _mm512_ternarylogic_epi32::<0xF8>(x, sum, bit)
 }
 
+/// The high words of two vectors of 16 dwords, in order (`a`'s, then `b`'s):
+/// of float32 bits, their top halves (bfloat16 codes, truncated).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn high_words(a: __m512i, b: __m512i) -> __m512i {
+    let odd = _mm512_set_epi16(
+        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
+        17, 15, 13, 11, 9, 7, 5, 3, 1,
+    );
+    _mm512_permutex2var_epi16(a, odd, b)
+}
+
 /// 16 float64 (two vectors of bits) as float32 bits, each folded first at
 /// bit `b` (`fold_below`) and then truncated (VCVTPD2PS toward zero):
 /// `F64Fold<b>`'s round to odd, whose proof says which `b` serves a format.
@@ -839,14 +853,16 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
     _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
 }
 
-/// bfloat16 (or float64, `F64`) -> float8_e4m3fn or float8_e5m2 (`F`), 64
-/// lanes a byte operation (AVX512-VBMI's byte permutes), in place of the
-/// word lanes of `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
-/// bench-levels`, 16384 and 131072 elements) and of float64's lanes
-/// through float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn,
-/// 1.01-1.04x into e5m2). float16 -> float8_e4m3fn, which the same plan
-/// serves, measured no faster (0.99-1.00x), and float32 slower into e5m2
-/// (1.04x, 0.88x): their kernels stay.
+/// bfloat16, float32 or float64 (`S`, its dtype code) -> float8_e4m3fn or
+/// float8_e5m2 (`F`), 64 lanes a byte operation (AVX512-VBMI's byte
+/// permutes), in place of the word lanes of `narrow_code16` (bfloat16:
+/// 1.19-1.26x on AMD Zen 4, `make bench-levels`, 16384 and 131072
+/// elements), of float32's roundings through float16 (`to_narrow`: 1.10-1.13x
+/// into e4m3fn, 16384-131072 elements) and of float64's lanes through
+/// float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn, 1.01-1.04x into
+/// e5m2). float16 -> float8_e4m3fn, which the same plan serves, measured no
+/// faster (0.99-1.00x), and float32 slower into e5m2 (0.79-0.87x): their
+/// kernels stay.
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
 /// bit), clamped to the least magnitude that saturates (or overflows), a
@@ -868,18 +884,21 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
 /// fraction on a coarser grid than the true code, so no higher (rounding is
 /// monotonic). The sign is or'ed back from the source's high bytes.
 ///
-/// A float64 x is read as a bfloat16 with a sticky bit: every bit of x
-/// below bit 45 + `fold` or'ed into that bit (as `F64Fold` does, whose
-/// proof covers it: that is float32's bit 16 + `fold`, bfloat16's `fold`),
-/// then x truncated to float32 (VCVTPD2PS toward zero), whose high half is
-/// taken. Past float32's range that gives its largest finite value, past
-/// every threshold of `F`; infinities and NaNs (quiet, the top payload bits
-/// kept) stay what they are.
+/// A float32 x is read as a bfloat16 with a sticky bit: every bit of x
+/// below bit 16 + `fold` or'ed into that bit, its high half taken. That
+/// keeps every bit above the sticky, as the bfloat16 fold does, and the
+/// sticky (so a NaN whose payload lies below it stays a NaN). A float64 x
+/// likewise: every bit below bit 45 + `fold` or'ed into that bit (as
+/// `F64Fold` does, whose proof covers it: that is float32's bit 16 +
+/// `fold`), then x truncated to float32 (VCVTPD2PS toward zero), whose high
+/// half is taken: past float32's range that gives its largest finite
+/// value, past every threshold of `F`; infinities and NaNs (quiet, the top
+/// payload bits kept) stay what they are.
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
+pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
@@ -899,8 +918,12 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
-        // (A float64 is folded before it is narrowed.)
-        let a = if F64 { a } else { fold_below::<16>(a, p.fold) };
+        // (float32 and float64 are folded before they are narrowed.)
+        let a = if S == NX_BFLOAT16 {
+            fold_below::<16>(a, p.fold)
+        } else {
+            a
+        };
         // The lanes that are not NaN. (Asked as "not above infinity", LLVM
         // moved the mask past the subtraction: a blend more a step, 6-7%
         // slower for bfloat16 -> float8_e4m3fn.)
@@ -924,71 +947,59 @@ pub unsafe fn narrow_bytes<F: Fmt, const F64: bool, const NT: bool>(
         _mm512_ternarylogic_epi32::<0xF8>(code, high, _mm512_set1_epi8(i8::MIN))
     };
     let f32s = |x0, x1| folded_f32s(x0, x1, 45 + p.fold);
-    let high = _mm512_set_epi16(
-        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
-        17, 15, 13, 11, 9, 7, 5, 3, 1,
-    );
-    // 64 codes from float64 vectors `v` (8 of them): folded, truncated to
-    // float32, their high words.
-    let from_f64 = |v: [__m512i; 8]| {
+    // 64 codes from the vectors `v` read (`sb` of them): bfloat16, or
+    // float32 folded (at float32's bit 16 + `fold`) or float64 folded and
+    // truncated to float32, their high words.
+    let from = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        let h0 = _mm512_permutex2var_epi16(f32s(v0, v1), high, f32s(v2, v3));
-        let h1 = _mm512_permutex2var_epi16(f32s(v4, v5), high, f32s(v6, v7));
+        let (h0, h1) = match S {
+            NX_FLOAT64 => (
+                high_words(f32s(v0, v1), f32s(v2, v3)),
+                high_words(f32s(v4, v5), f32s(v6, v7)),
+            ),
+            NX_FLOAT32 => {
+                let [x0, x1, x2, x3] = [v0, v1, v2, v3].map(|x| fold_below::<32>(x, 16 + p.fold));
+                (high_words(x0, x1), high_words(x2, x3))
+            }
+            _ => (v0, v1),
+        };
         codes(h0, h1)
     };
-    if F64 {
-        each(
-            n,
-            64,
-            64,
-            |i| {
-                // SAFETY: lanes i .. i + 64 are within n (8 vectors of 64
-                // bytes); a 64-byte store at a multiple of 64 from the
-                // destination.
-                unsafe {
-                    let v =
-                        std::array::from_fn(|k| _mm512_loadu_si512(src.add(8 * i + 64 * k).cast()));
-                    put512::<NT>(dst.add(i), from_f64(v));
-                }
-            },
-            |i, left| {
-                // SAFETY: lanes i .. i + left are within n (and their bytes).
-                unsafe {
-                    let v = std::array::from_fn(|k| {
-                        let m = first_lanes(8 * left.saturating_sub(8 * k));
-                        full::_mm512_maskz_loadu_epi8(m, src.add(8 * i + 64 * k).cast())
-                    });
-                    full::_mm512_mask_storeu_epi8(
-                        dst.add(i).cast(),
-                        first_lanes(left),
-                        from_f64(v),
-                    );
-                }
-            },
-        );
-        return;
-    }
+    // Bytes a source element.
+    let sb = match S {
+        NX_FLOAT64 => 8,
+        NX_FLOAT32 => 4,
+        _ => 2,
+    };
     each(
         n,
         64,
         64,
         |i| {
-            // SAFETY: lanes i .. i + 64 are within n; a 64-byte store at a
-            // multiple of 64 from the destination.
+            // SAFETY: lanes i .. i + 64 are within n (`sb` vectors of 64
+            // bytes); a 64-byte store at a multiple of 64 from the
+            // destination.
             unsafe {
-                let h = |k: usize| _mm512_loadu_si512(src.add(2 * i + 64 * k).cast());
-                put512::<NT>(dst.add(i), codes(h(0), h(1)));
+                let p = src.add(sb * i);
+                let v = std::array::from_fn(|k| {
+                    if k < sb {
+                        _mm512_loadu_si512(p.add(64 * k).cast())
+                    } else {
+                        _mm512_setzero_si512()
+                    }
+                });
+                put512::<NT>(dst.add(i), from(v));
             }
         },
         |i, left| {
             // SAFETY: lanes i .. i + left are within n (and their bytes).
             unsafe {
-                let h = |k: usize| {
-                    let m = first_lanes(2 * left.saturating_sub(32 * k));
-                    full::_mm512_maskz_loadu_epi8(m, src.add(2 * i + 64 * k).cast())
-                };
-                let v = codes(h(0), h(1));
-                full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), v);
+                let p = src.add(sb * i);
+                let v = std::array::from_fn(|k| {
+                    let m = first_lanes((sb * left).saturating_sub(64 * k));
+                    full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast())
+                });
+                full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), from(v));
             }
         },
     );
@@ -1091,7 +1102,8 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// float32 -> float8/float4, whose two groups a step pack with one
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
-/// bfloat16 -> float8, 15-17% for float64 -> float8_e4m3fn and 1-4% for
+/// bfloat16 -> float8, 10-13% for float32 -> float8_e4m3fn over the
+/// kernel above, 15-17% for float64 -> float8_e4m3fn and 1-4% for
 /// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
 /// for float32, float64, bfloat16 and float16 -> float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
@@ -1116,8 +1128,8 @@ pub fn patch(t: &mut super::Table) {
     }
     if is_x86_feature_detected!("avx512vbmi") {
         whole! { MXCSR_RN;
-            NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, false];
-            NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, false];
+            NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_BFLOAT16 }];
+            NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_BFLOAT16 }];
         }
         // Each `lookup::PAIRS[k]`, for k in order.
         macro_rules! looked_up {
@@ -1131,14 +1143,15 @@ pub fn patch(t: &mut super::Table) {
         looked_up!(0 1 2 3 4);
         whole! { MXCSR_RN;
             NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
+            NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
             NX_BFLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_BFLOAT16 }];
             NX_FLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT16 }];
         }
         // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
         // DAZ spares subnormal inputs a microcode assist.
         whole! { env::<F64Fold<47>, E4m3Folded>();
-            NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, true];
-            NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, true];
+            NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT64 }];
+            NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_FLOAT64 }];
         }
         whole! { env::<F64Fold<49>, E2m1Folded>();
             NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT64 }];
@@ -1190,7 +1203,7 @@ mod tests {
         E5m2Out, F16In, F16Out, F32In, F64Fold, I8In,
     };
     use super::super::{has_avx512, k_lanes};
-    use super::{entry, to_narrow, Bf16Codes, Codes, E2m1, Two};
+    use super::{entry, to_narrow, Bf16Codes, Codes, E2m1, E4m3, Two};
     use crate::ffi::{
         NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT4_E2M1FN, NX_FLOAT64, NX_FLOAT8_E4M3FN,
         NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
@@ -1222,7 +1235,7 @@ mod tests {
             .flat_map(|c| [0, 1, 1 << 15, u16::MAX].map(|l| (u32::from(c) << 16) | u32::from(l)))
             .flat_map(u32::to_le_bytes)
             .collect();
-        // The whole kernel `lookup::to_e2m1` replaces.
+        // The whole kernels `lookup::to_e2m1` and `narrow_bytes` replace.
         entry!(
             to_e2m1_words,
             to_narrow[E2m1],
@@ -1230,7 +1243,14 @@ mod tests {
             4,
             env::<F32In, E4m3Out>()
         );
-        let pairs: [(i32, i32, K, &[u8]); 13] = [
+        entry!(
+            to_e4m3_words,
+            to_narrow[E4m3],
+            32,
+            8,
+            env::<F32In, E4m3Out>()
+        );
+        let pairs: [(i32, i32, K, &[u8]); 14] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
@@ -1262,6 +1282,7 @@ mod tests {
                 &f64s,
             ),
             (NX_FLOAT32, NX_FLOAT4_E2M1FN, to_e2m1_words, &f32s),
+            (NX_FLOAT32, NX_FLOAT8_E4M3FN, to_e4m3_words, &f32s),
             (
                 NX_FLOAT16,
                 NX_FLOAT4_E2M1FN,
