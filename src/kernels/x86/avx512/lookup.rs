@@ -350,14 +350,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
             // 64 bytes); a 32-byte store at a multiple of 32 from the
             // destination.
             unsafe {
-                let p = src.add(sb * i);
-                let v = std::array::from_fn(|k| {
-                    if k < sb {
-                        _mm512_loadu_si512(p.add(64 * k).cast())
-                    } else {
-                        _mm512_setzero_si512()
-                    }
-                });
+                let v = super::step_vectors(src.add(sb * i), sb);
                 super::put256::<NT>(dst.add(i / 2), nibbles(v));
             }
         },
@@ -365,11 +358,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
             // SAFETY: elements i .. i + left are within n (and the bytes
             // that hold them).
             unsafe {
-                let p = src.add(sb * i);
-                let v = std::array::from_fn(|k| {
-                    let m = first_lanes((sb * left).saturating_sub(64 * k));
-                    full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast())
-                });
+                let v = super::part_vectors(src.add(sb * i), sb, left);
                 let keep = first_lanes(left.div_ceil(2)) as u32;
                 full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(v));
             }

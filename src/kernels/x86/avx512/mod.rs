@@ -95,6 +95,39 @@ unsafe fn put512<const NT: bool>(p: *mut u8, v: __m512i) {
     }
 }
 
+/// A step's source vectors: the `sb` vectors of 64 bytes from `p` (64
+/// elements of `sb` bytes), then zeros up to 8.
+///
+/// # Safety
+/// `p` is readable for 64 `sb` bytes, `sb` at most 8.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn step_vectors(p: *const u8, sb: usize) -> [__m512i; 8] {
+    std::array::from_fn(|k| {
+        if k < sb {
+            // SAFETY: vector k is within the 64 `sb` bytes.
+            unsafe { _mm512_loadu_si512(p.add(64 * k).cast()) }
+        } else {
+            _mm512_setzero_si512()
+        }
+    })
+}
+
+/// `step_vectors` of the first `left` elements alone (masked loads, zeros
+/// past them: nothing past them is read).
+///
+/// # Safety
+/// `p` is readable for `left` `sb` bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn part_vectors(p: *const u8, sb: usize, left: usize) -> [__m512i; 8] {
+    std::array::from_fn(|k| {
+        let m = first_lanes((sb * left).saturating_sub(64 * k));
+        // SAFETY: the mask keeps the readable bytes.
+        unsafe { full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast()) }
+    })
+}
+
 /// The loop of every kernel here: `step(i)` converts elements i .. i + `g`
 /// (whole vectors), then `part(i, left)` the rest, `t` elements (a masked
 /// vector) at a time, `left` of them (at most `t`) in the call's range.
@@ -830,11 +863,11 @@ fn fold_below<const W: u32>(x: __m512i, b: u32) -> __m512i {
     _mm512_ternarylogic_epi32::<0xF8>(x, sum, bit)
 }
 
-/// The high words of two vectors of 16 dwords, in order (`a`'s, then `b`'s):
-/// of float32 bits, their top halves (bfloat16 codes, truncated).
+/// The top words of 32 dwords (`a` then `b`), in order: one VPERMT2W. Of
+/// float32 bits, their top halves (bfloat16 codes, truncated).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn high_words(a: __m512i, b: __m512i) -> __m512i {
+fn top_words(a: __m512i, b: __m512i) -> __m512i {
     let odd = _mm512_set_epi16(
         63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
         17, 15, 13, 11, 9, 7, 5, 3, 1,
@@ -954,12 +987,12 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
         let (h0, h1) = match S {
             NX_FLOAT64 => (
-                high_words(f32s(v0, v1), f32s(v2, v3)),
-                high_words(f32s(v4, v5), f32s(v6, v7)),
+                top_words(f32s(v0, v1), f32s(v2, v3)),
+                top_words(f32s(v4, v5), f32s(v6, v7)),
             ),
             NX_FLOAT32 => {
                 let [x0, x1, x2, x3] = [v0, v1, v2, v3].map(|x| fold_below::<32>(x, 16 + p.fold));
-                (high_words(x0, x1), high_words(x2, x3))
+                (top_words(x0, x1), top_words(x2, x3))
             }
             _ => (v0, v1),
         };
@@ -979,27 +1012,13 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
             // SAFETY: lanes i .. i + 64 are within n (`sb` vectors of 64
             // bytes); a 64-byte store at a multiple of 64 from the
             // destination.
-            unsafe {
-                let p = src.add(sb * i);
-                let v = std::array::from_fn(|k| {
-                    if k < sb {
-                        _mm512_loadu_si512(p.add(64 * k).cast())
-                    } else {
-                        _mm512_setzero_si512()
-                    }
-                });
-                put512::<NT>(dst.add(i), from(v));
-            }
+            unsafe { put512::<NT>(dst.add(i), from(step_vectors(src.add(sb * i), sb))) }
         },
         |i, left| {
             // SAFETY: lanes i .. i + left are within n (and their bytes).
             unsafe {
-                let p = src.add(sb * i);
-                let v = std::array::from_fn(|k| {
-                    let m = first_lanes((sb * left).saturating_sub(64 * k));
-                    full::_mm512_maskz_loadu_epi8(m, p.wrapping_add(64 * k).cast())
-                });
-                full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), from(v));
+                let v = from(part_vectors(src.add(sb * i), sb, left));
+                full::_mm512_mask_storeu_epi8(dst.add(i).cast(), first_lanes(left), v);
             }
         },
     );

@@ -18,7 +18,7 @@ use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
 use super::{
     bf16_round, first_lanes, full, halves, join, narrow16, narrow_code16, pair_nibbles, put512,
-    words_to_nibbles, RN,
+    top_words, words_to_nibbles, RN,
 };
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
@@ -248,17 +248,6 @@ fn bytes_to_f32<const SIGNED: bool>(b: __m256i) -> Two {
         f(_mm256_castsi256_si128(b)),
         f(_mm256_extracti128_si256::<1>(b)),
     ]
-}
-
-/// The top words of 32 dwords (`a` then `b`), in order: one VPERMT2W.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn top_words(a: Z, b: Z) -> Z {
-    let odd = _mm512_set_epi16(
-        63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27, 25, 23, 21, 19,
-        17, 15, 13, 11, 9, 7, 5, 3, 1,
-    );
-    _mm512_permutex2var_epi16(a, odd, b)
 }
 
 /// 1.0 in the lanes whose bit of `m` is set, else 0 (bit j, element j).
