@@ -936,6 +936,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     dst: *mut u8,
     n: usize,
 ) {
+    const { assert!(matches!(S, NX_BFLOAT16 | NX_FLOAT32 | NX_FLOAT64)) };
     let p = const { byte_plan(BF16, F::F) };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
     let [s0, s1] = p.sub;
