@@ -3,8 +3,8 @@
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
 //! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16, float32 and float64 -> float8 in byte lanes
-//! (`narrow_bytes`; float32 into float8_e4m3fn only),
+//! AVX512-VBMI bfloat16, float16, float32 and float64 -> float8 in byte
+//! lanes (`narrow_bytes`; float16 and float32 into float8_e4m3fn only),
 //! 8-bit sources into 16-bit floats and the floats into float4_e2m1fn by
 //! lookup (`lookup.rs`).
 //!
@@ -19,7 +19,7 @@
 //! ordinary.
 
 use super::{entry, put256};
-use crate::ffi::{NX_BFLOAT16, NX_FLOAT32, NX_FLOAT64};
+use crate::ffi::{NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT64};
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
 use std::arch::x86_64::*;
 
@@ -886,16 +886,16 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
     _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
 }
 
-/// bfloat16, float32 or float64 (`S`, its dtype code) -> float8_e4m3fn or
-/// float8_e5m2 (`F`), 64 lanes a byte operation (AVX512-VBMI's byte
-/// permutes), in place of the word lanes of `narrow_code16` (bfloat16:
-/// 1.19-1.26x on AMD Zen 4, `make bench-levels`, 16384 and 131072
-/// elements), of float32's roundings through float16 (`to_narrow`: 1.10-1.13x
-/// into e4m3fn, 16384-131072 elements) and of float64's lanes through
-/// float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn, 1.01-1.04x into
-/// e5m2). float16 -> float8_e4m3fn, which the same plan serves, measured no
-/// faster (0.99-1.00x), and float32 slower into e5m2 (0.79-0.87x): their
-/// kernels stay.
+/// bfloat16, float16 (into float8_e4m3fn: float16's exponent range is
+/// float8_e5m2's), float32 or float64 (`S`, its dtype code) ->
+/// float8_e4m3fn or float8_e5m2 (`F`), 64 lanes a byte operation
+/// (AVX512-VBMI's byte permutes), in place of the word lanes of
+/// `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
+/// bench-levels`, 16384 and 131072 elements; float16 1.06-1.08x, 16384-131072),
+/// of float32's roundings through float16 (`to_narrow`: 1.10-1.13x into
+/// e4m3fn, 16384-131072 elements) and of float64's lanes through float32
+/// (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn, 1.01-1.04x into e5m2).
+/// float32 into e5m2 measured slower (0.79-0.87x): its kernel stays.
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
 /// bit), clamped to the least magnitude that saturates (or overflows), a
@@ -936,8 +936,13 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     dst: *mut u8,
     n: usize,
 ) {
-    const { assert!(matches!(S, NX_BFLOAT16 | NX_FLOAT32 | NX_FLOAT64)) };
-    let p = const { byte_plan(BF16, F::F) };
+    const {
+        assert!(matches!(
+            S,
+            NX_BFLOAT16 | NX_FLOAT16 | NX_FLOAT32 | NX_FLOAT64
+        ))
+    };
+    let p = const { byte_plan(if S == NX_FLOAT16 { F16 } else { BF16 }, F::F) };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
     let [s0, s1] = p.sub;
     // SAFETY: each table is 64 bytes.
@@ -953,7 +958,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
         // (float32 and float64 are folded before they are narrowed.)
-        let a = if S == NX_BFLOAT16 {
+        let a = if matches!(S, NX_BFLOAT16 | NX_FLOAT16) {
             fold_below::<16>(a, p.fold)
         } else {
             a
@@ -1122,8 +1127,8 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// float32 -> float8/float4, whose two groups a step pack with one
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
-/// bfloat16 -> float8, 10-13% for float32 -> float8_e4m3fn over the
-/// kernel above, 15-17% for float64 -> float8_e4m3fn and 1-4% for
+/// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
+/// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 -> float8_e4m3fn and 1-4% for
 /// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
 /// for float32, float64, bfloat16 and float16 -> float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
@@ -1150,6 +1155,7 @@ pub fn patch(t: &mut super::Table) {
         whole! { MXCSR_RN;
             NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_BFLOAT16 }];
             NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_BFLOAT16 }];
+            NX_FLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT16 }];
         }
         // Each `lookup::PAIRS[k]`, for k in order.
         macro_rules! looked_up {
@@ -1270,7 +1276,7 @@ mod tests {
             8,
             env::<F32In, E4m3Out>()
         );
-        let pairs: [(i32, i32, K, &[u8]); 14] = [
+        let pairs: [(i32, i32, K, &[u8]); 15] = [
             (
                 NX_BFLOAT16,
                 NX_FLOAT8_E4M3FN,
@@ -1307,6 +1313,12 @@ mod tests {
                 NX_FLOAT16,
                 NX_FLOAT4_E2M1FN,
                 k_lanes::<Codes, F16In, E2m1Out>,
+                &codes16,
+            ),
+            (
+                NX_FLOAT16,
+                NX_FLOAT8_E4M3FN,
+                k_lanes::<Codes, F16In, E4m3Out>,
                 &codes16,
             ),
             (
