@@ -336,11 +336,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         _mm512_castsi512_si256(_mm512_permutexvar_epi16(order, pairs))
     };
     // Bytes a source element.
-    let sb = match S {
-        NX_FLOAT64 => 8,
-        _ if wide => 4,
-        _ => 2,
-    };
+    let sb = const { super::super::steps::dtype_bits(S) / 8 };
     each(
         n,
         64,

@@ -891,8 +891,8 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
 /// float8_e4m3fn or float8_e5m2 (`F`), 64 lanes a byte operation
 /// (AVX512-VBMI's byte permutes), in place of the word lanes of
 /// `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
-/// bench-levels`, 16384 and 131072 elements; float16 1.06-1.08x, 16384-131072),
-/// of float32's roundings through float16 (`to_narrow`: 1.10-1.13x into
+/// bench-levels`, 16384 and 131072 elements; float16 1.06-1.08x,
+/// 16384-131072), of float32's roundings through float16 (`to_narrow`: 1.10-1.13x into
 /// e4m3fn, 16384-131072 elements) and of float64's lanes through float32
 /// (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn, 1.01-1.04x into e5m2).
 /// float32 into e5m2 measured slower (0.79-0.87x): its kernel stays.
@@ -943,6 +943,8 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         ))
     };
     let p = const { byte_plan(if S == NX_FLOAT16 { F16 } else { BF16 }, F::F) };
+    // Bytes a source element.
+    let sb = const { super::steps::dtype_bits(S) / 8 };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
     let [s0, s1] = p.sub;
     // SAFETY: each table is 64 bytes.
@@ -958,7 +960,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     let bytes = |h: __m512i| {
         let a = _mm512_and_si512(h, w(0x7FFF));
         // (float32 and float64 are folded before they are narrowed.)
-        let a = if matches!(S, NX_BFLOAT16 | NX_FLOAT16) {
+        let a = if sb == 2 {
             fold_below::<16>(a, p.fold)
         } else {
             a
@@ -1003,12 +1005,6 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
             _ => (v0, v1),
         };
         codes(h0, h1)
-    };
-    // Bytes a source element.
-    let sb = match S {
-        NX_FLOAT64 => 8,
-        NX_FLOAT32 => 4,
-        _ => 2,
     };
     each(
         n,
@@ -1128,8 +1124,8 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
-/// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 -> float8_e4m3fn and 1-4% for
-/// float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
+/// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
+/// float8_e4m3fn and 1-4% for float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
 /// for float32, float64, bfloat16 and float16 -> float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
     use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
