@@ -875,15 +875,63 @@ fn top_words(a: __m512i, b: __m512i) -> __m512i {
     _mm512_permutex2var_epi16(a, odd, b)
 }
 
-/// 16 float64 (two vectors of bits) as float32 bits, each folded first at
-/// bit `b` (`fold_below`) and then truncated (VCVTPD2PS toward zero):
-/// `F64Fold<b>`'s round to odd, whose proof says which `b` serves a format.
+/// float64's top 16 bits read as a format of their own: the sign,
+/// float64's exponent and the fraction's top four bits. A float64 folded
+/// at bit 48 (`fold_below`) has as its top word its value rounded to odd
+/// there, in this format, which rounds into a format of at most two
+/// fraction bits as the float64 does (round to odd with two bits to
+/// spare), float64's exponent range whole: no float32 in between.
+pub(super) const F64_TOP: Format = Format::new(11, 4, 1023, Specials::Ieee);
+
+/// float64's bits 47 .. 63 (its exponent and the fraction's top five bits,
+/// no sign) read as a format: as `F64_TOP`, for float8_e4m3fn's three
+/// fraction bits.
+const F64_MID: Format = Format::new(11, 5, 1023, Specials::Ieee);
+
+/// The format of the words `narrow_bytes` reads a source of dtype `s` as,
+/// into float8 `f`.
+const fn byte_source(s: i32, f: Format) -> Format {
+    match s {
+        NX_FLOAT16 => F16,
+        NX_FLOAT64 if f.fraction_bits + 2 <= F64_TOP.fraction_bits => F64_TOP,
+        NX_FLOAT64 => F64_MID,
+        _ => BF16,
+    }
+}
+
+/// The words of 64 float64 (`v`), each folded first at bit `b`
+/// (`fold_below`), in order (elements 0 .. 32, then 32 .. 64): their top
+/// words (`F64_TOP`), or if `mid` their bits 47 .. 63 (`F64_MID`), and
+/// their top words again (the signs). The top words take three operations
+/// a 32 (two VPERMT2W and a blend) where truncating to float32 takes four
+/// VCVTPD2PS, two inserts and a VPERMT2W.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
-    let [y0, y1] =
-        [x0, x1].map(|x| _mm512_cvt_roundpd_ps::<RZ>(_mm512_castsi512_pd(fold_below::<64>(x, b))));
-    _mm512_castps_si512(_mm512_insertf32x8::<1>(_mm512_castps256_ps512(y0), y1))
+fn f64_words(v: [__m512i; 8], b: u32, mid: bool) -> ([__m512i; 2], [__m512i; 2]) {
+    let [x0, x1, x2, x3, x4, x5, x6, x7] = v.map(|x| fold_below::<64>(x, b));
+    if mid {
+        // The high dwords, and those shifted up one bit.
+        let odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+        let [u0, u1, u2, u3] = [(x0, x1), (x2, x3), (x4, x5), (x6, x7)]
+            .map(|(a, b)| _mm512_permutex2var_epi32(a, odd, b));
+        let [m0, m1, m2, m3] = [u0, u1, u2, u3].map(|u| _mm512_slli_epi32::<1>(u));
+        return (
+            [top_words(m0, m1), top_words(m2, m3)],
+            [top_words(u0, u1), top_words(u2, u3)],
+        );
+    }
+    // Word 3 of each quadword of two vectors, twice over.
+    let top = _mm512_set_epi16(
+        63, 59, 55, 51, 47, 43, 39, 35, 31, 27, 23, 19, 15, 11, 7, 3, 63, 59, 55, 51, 47, 43, 39,
+        35, 31, 27, 23, 19, 15, 11, 7, 3,
+    );
+    let four = |a, b, c, d| {
+        let lo = _mm512_permutex2var_epi16(a, top, b);
+        let hi = _mm512_permutex2var_epi16(c, top, d);
+        _mm512_mask_blend_epi16(0xFFFF_0000, lo, hi)
+    };
+    let h = [four(x0, x1, x2, x3), four(x4, x5, x6, x7)];
+    (h, h)
 }
 
 /// bfloat16, float16 (into float8_e4m3fn: float16's exponent range is
@@ -892,10 +940,13 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
 /// (AVX512-VBMI's byte permutes), in place of the word lanes of
 /// `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
 /// bench-levels`, 16384 and 131072 elements; float16 1.06-1.08x,
-/// 16384-131072), of float32's roundings through float16 (`to_narrow`: 1.10-1.13x into
-/// e4m3fn, 16384-131072 elements) and of float64's lanes through float32
-/// (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn, 1.01-1.04x into e5m2).
-/// float32 into e5m2 measured slower (0.79-0.87x): its kernel stays.
+/// 16384-131072), of float32's roundings through float16 (`to_narrow`:
+/// 1.10-1.13x into e4m3fn, 16384-131072 elements) and of float64's lanes
+/// through float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn,
+/// 1.01-1.04x into e5m2 when this kernel too truncated float64 to float32;
+/// reading its words instead, below, measured 1.10-1.11x and 1.21-1.22x
+/// more, 16384 and 131072 elements). float32 into e5m2 measured slower
+/// (0.79-0.87x): its kernel stays.
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
 /// bit), clamped to the least magnitude that saturates (or overflows), a
@@ -921,12 +972,12 @@ fn folded_f32s(x0: __m512i, x1: __m512i, b: u32) -> __m512i {
 /// below bit 16 + `fold` or'ed into that bit, its high half taken. That
 /// keeps every bit above the sticky, as the bfloat16 fold does, and the
 /// sticky (so a NaN whose payload lies below it stays a NaN). A float64 x
-/// likewise: every bit below bit 45 + `fold` or'ed into that bit (as
-/// `F64Fold` does, whose proof covers it: that is float32's bit 16 +
-/// `fold`), then x truncated to float32 (VCVTPD2PS toward zero), whose high
-/// half is taken: past float32's range that gives its largest finite
-/// value, past every threshold of `F`; infinities and NaNs (quiet, the top
-/// payload bits kept) stay what they are.
+/// likewise, in its 64 bits, and read by words with its exponent whole (no
+/// float32 in between, so no range to clamp first): into float8_e5m2 its
+/// top word (`F64_TOP`, the sticky at bit 48); into float8_e4m3fn, which
+/// keeps a fraction bit more, bits 47 .. 63 (`F64_MID`, the sticky at bit
+/// 47), the signs taken from the top words apart. Either word is x rounded
+/// to odd two bits below `F`'s last, which rounds into `F` as x does.
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX512-VBMI.
@@ -946,7 +997,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     // measured 1.04-1.07x over one (`make bench-levels`, 16384 and 131072
     // elements, every source and float8 here), four no better than two.
     const U: usize = 2;
-    let p = const { byte_plan(if S == NX_FLOAT16 { F16 } else { BF16 }, F::F) };
+    let p = const { byte_plan(byte_source(S, F::F), F::F) };
     // Bytes a source element.
     let sb = const { super::steps::dtype_bits(S) / 8 };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
@@ -962,7 +1013,11 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
-        let a = _mm512_and_si512(h, w(0x7FFF));
+        let a = if const { byte_source(S, F::F).bits() > 16 } {
+            h
+        } else {
+            _mm512_and_si512(h, w(0x7FFF))
+        };
         // (float32 and float64 are folded before they are narrowed.)
         let a = if sb == 2 {
             fold_below::<16>(a, p.fold)
@@ -982,33 +1037,36 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         _mm512_multishift_epi64_epi8(ctrl, t)
     };
     // 64 codes from two vectors of 32 folded bfloat16.
-    let codes = |h0: __m512i, h1: __m512i| {
+    // The signs at bit 15 of `s0` and `s1`'s words.
+    let codes = |h0: __m512i, h1: __m512i, s0: __m512i, s1: __m512i| {
         let (b0, b1) = (bytes(h0), bytes(h1));
         let r = _mm512_permutex2var_epi8(b0, even, b1);
         let c = _mm512_permutex2var_epi8(b0, odd, b1);
         let normal = _mm512_subs_epu8(c, _mm512_permutexvar_epi8(r, drop));
         let code = _mm512_max_epu8(normal, _mm512_permutex2var_epi8(sub0, r, sub1));
-        let high = _mm512_permutex2var_epi8(h0, odd, h1);
+        let high = _mm512_permutex2var_epi8(s0, odd, s1);
         _mm512_ternarylogic_epi32::<0xF8>(code, high, _mm512_set1_epi8(i8::MIN))
     };
-    let f32s = |x0, x1| folded_f32s(x0, x1, 45 + p.fold);
     // 64 codes from the vectors `v` read (`sb` of them): bfloat16, or
     // float32 folded (at float32's bit 16 + `fold`) or float64 folded and
     // truncated to float32, their high words.
     let from = |v: [__m512i; 8]| {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
+        let [v0, v1, v2, v3, ..] = v;
         let (h0, h1) = match S {
-            NX_FLOAT64 => (
-                top_words(f32s(v0, v1), f32s(v2, v3)),
-                top_words(f32s(v4, v5), f32s(v6, v7)),
-            ),
+            NX_FLOAT64 => {
+                // The bit of float64 where the word's sticky bit lands.
+                let b = 52 - const { byte_source(S, F::F).fraction_bits } + p.fold;
+                let ([h0, h1], [s0, s1]) =
+                    f64_words(v, b, const { byte_source(S, F::F).bits() > 16 });
+                return codes(h0, h1, s0, s1);
+            }
             NX_FLOAT32 => {
                 let [x0, x1, x2, x3] = [v0, v1, v2, v3].map(|x| fold_below::<32>(x, 16 + p.fold));
                 (top_words(x0, x1), top_words(x2, x3))
             }
             _ => (v0, v1),
         };
-        codes(h0, h1)
+        codes(h0, h1, h0, h1)
     };
     each(
         n,
@@ -1135,8 +1193,10 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
 /// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
-/// float8_e4m3fn and 1-4% for float64 -> float8_e5m2, 30-115% for the lookups of `lookup.rs`, 20-50%
-/// for float32, float64, bfloat16 and float16 -> float4_e2m1fn there).
+/// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
+/// by float64's words 10% and 21% more), 30-115% for the lookups of
+/// `lookup.rs`, 20-50% for float32, float64, bfloat16 and float16 ->
+/// float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
     use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
