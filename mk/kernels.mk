@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-levels
+.PHONY: test-kernels-isa test-exhaustive bench bench-levels bench-isa
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -42,3 +42,12 @@ $(BUILD)/bench/bench_levels: bench/bench_levels.c bench/bench.h include/nx_dtype
 bench-levels: lib $(BUILD)/bench/bench_levels
 	scripts/bench-levels $(BUILD)/bench/bench_levels 16384 normal scalar avx2 avx512 > bench/results/levels.txt
 	@head -3 bench/results/levels.txt
+
+# Rates of single 512-bit instructions (bench/isa_rates.c): context for the
+# kernels' instruction choices, on CPUs with AVX512-VBMI.
+$(BUILD)/bench/isa_rates: bench/isa_rates.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -mavx512f -mavx512bw -mavx512vbmi -mf16c $< -o $@
+
+bench-isa: $(BUILD)/bench/isa_rates
+	./$(BUILD)/bench/isa_rates | tee bench/results/isa_rates.txt
