@@ -944,8 +944,8 @@ fn f64_words(v: [__m512i; 8], b: u32, mid: bool) -> ([__m512i; 2], [__m512i; 2])
 /// 1.10-1.13x into e4m3fn, 16384-131072 elements) and of float64's lanes
 /// through float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn,
 /// 1.01-1.04x into e5m2 when this kernel too truncated float64 to float32;
-/// reading its words instead, below, measured 1.10-1.11x and 1.21-1.22x
-/// more, 16384 and 131072 elements). float32 into e5m2 measured slower
+/// reading its words instead, below, measured 1.10x and 1.21-1.24x more,
+/// 16384 and 131072 elements). float32 into e5m2 measured slower
 /// (0.79-0.87x): its kernel stays.
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
@@ -1013,6 +1013,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
+        // (`F64_MID`'s words hold no sign.)
         let a = if const { byte_source(S, F::F).bits() > 16 } {
             h
         } else {
@@ -1036,8 +1037,8 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         let t = _mm512_subs_epu16(_mm512_mask_min_epu16(nan_to, num, a, w(p.sat)), w(p.low));
         _mm512_multishift_epi64_epi8(ctrl, t)
     };
-    // 64 codes from two vectors of 32 folded bfloat16.
-    // The signs at bit 15 of `s0` and `s1`'s words.
+    // 64 codes from two vectors of 32 folded codes, `h0` and `h1`, whose
+    // signs are bit 15 of `s0` and `s1`'s words.
     let codes = |h0: __m512i, h1: __m512i, s0: __m512i, s1: __m512i| {
         let (b0, b1) = (bytes(h0), bytes(h1));
         let r = _mm512_permutex2var_epi8(b0, even, b1);
@@ -1047,26 +1048,25 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         let high = _mm512_permutex2var_epi8(s0, odd, s1);
         _mm512_ternarylogic_epi32::<0xF8>(code, high, _mm512_set1_epi8(i8::MIN))
     };
-    // 64 codes from the vectors `v` read (`sb` of them): bfloat16, or
-    // float32 folded (at float32's bit 16 + `fold`) or float64 folded and
-    // truncated to float32, their high words.
+    // 64 codes from the vectors `v` read (`sb` of them): 16-bit codes, or
+    // float32 folded (at float32's bit 16 + `fold`), their high words, or
+    // float64 folded and read by its words (`f64_words`).
     let from = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, ..] = v;
-        let (h0, h1) = match S {
+        let ([h0, h1], [s0, s1]) = match S {
             NX_FLOAT64 => {
                 // The bit of float64 where the word's sticky bit lands.
                 let b = 52 - const { byte_source(S, F::F).fraction_bits } + p.fold;
-                let ([h0, h1], [s0, s1]) =
-                    f64_words(v, b, const { byte_source(S, F::F).bits() > 16 });
-                return codes(h0, h1, s0, s1);
+                f64_words(v, b, const { byte_source(S, F::F).bits() > 16 })
             }
             NX_FLOAT32 => {
                 let [x0, x1, x2, x3] = [v0, v1, v2, v3].map(|x| fold_below::<32>(x, 16 + p.fold));
-                (top_words(x0, x1), top_words(x2, x3))
+                let h = [top_words(x0, x1), top_words(x2, x3)];
+                (h, h)
             }
-            _ => (v0, v1),
+            _ => ([v0, v1], [v0, v1]),
         };
-        codes(h0, h1, h0, h1)
+        codes(h0, h1, s0, s1)
     };
     each(
         n,
@@ -1194,7 +1194,7 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
 /// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
 /// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
-/// by float64's words 10% and 21% more), 30-115% for the lookups of
+/// by float64's words 10% and 21-24% more), 30-115% for the lookups of
 /// `lookup.rs`, 20-50% for float32, float64, bfloat16 and float16 ->
 /// float4_e2m1fn there).
 pub fn patch(t: &mut super::Table) {
