@@ -317,7 +317,8 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     let words = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, ..] = v;
         if S == NX_FLOAT64 {
-            let (top, _) = super::f64_words(v, 48 + fold, false);
+            // x >> `fold` (1).
+            let (top, _) = super::f64_words(v, fold, false);
             return top.map(|h| _mm512_srli_epi16::<1>(h));
         }
         if !wide {

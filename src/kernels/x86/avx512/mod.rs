@@ -20,7 +20,7 @@
 
 use super::{entry, put256};
 use crate::ffi::{NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT64};
-use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16};
+use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16, F64};
 use std::arch::x86_64::*;
 
 mod lookup;
@@ -899,15 +899,18 @@ const fn byte_source(s: i32, f: Format) -> Format {
     }
 }
 
-/// The words of 64 float64 (`v`), each folded first at bit `b`
-/// (`fold_below`), in order (elements 0 .. 32, then 32 .. 64): their top
-/// words (`F64_TOP`), or if `mid` their bits 47 .. 63 (`F64_MID`), and
-/// their top words again (the signs). The top words take three operations
-/// a 32 (two VPERMT2W and a blend) where truncating to float32 takes four
-/// VCVTPD2PS, two inserts and a VPERMT2W.
+/// The words of 64 float64 (`v`), in order (elements 0 .. 32, then 32 ..
+/// 64): their top words (`F64_TOP`), or if `mid` their bits 47 .. 63
+/// (`F64_MID`), each folded first at the word's bit `fold` (`fold_below`
+/// at the float64 bit under it), and their top words again (the signs).
+/// The top words take three operations a 32 (two VPERMT2W and a blend)
+/// where truncating to float32 takes four VCVTPD2PS, two inserts and a
+/// VPERMT2W.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn f64_words(v: [__m512i; 8], b: u32, mid: bool) -> ([__m512i; 2], [__m512i; 2]) {
+fn f64_words(v: [__m512i; 8], fold: u32, mid: bool) -> ([__m512i; 2], [__m512i; 2]) {
+    let word = if mid { F64_MID } else { F64_TOP };
+    let b = F64.fraction_bits - word.fraction_bits + fold;
     let [x0, x1, x2, x3, x4, x5, x6, x7] = v.map(|x| fold_below::<64>(x, b));
     if mid {
         // The high dwords, and those shifted up one bit.
@@ -1054,11 +1057,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     let from = |v: [__m512i; 8]| {
         let [v0, v1, v2, v3, ..] = v;
         let ([h0, h1], [s0, s1]) = match S {
-            NX_FLOAT64 => {
-                // The bit of float64 where the word's sticky bit lands.
-                let b = 52 - const { byte_source(S, F::F).fraction_bits } + p.fold;
-                f64_words(v, b, const { byte_source(S, F::F).bits() > 16 })
-            }
+            NX_FLOAT64 => f64_words(v, p.fold, const { byte_source(S, F::F).bits() > 16 }),
             NX_FLOAT32 => {
                 let [x0, x1, x2, x3] = [v0, v1, v2, v3].map(|x| fold_below::<32>(x, 16 + p.fold));
                 let h = [top_words(x0, x1), top_words(x2, x3)];
