@@ -318,7 +318,15 @@ macro_rules! lane_pairs {
     }};
 }
 
+/// The table of `isa`'s kernels on this CPU.
 fn build(isa: Isa) -> Table {
+    build_for(isa, is_x86_feature_detected!("avx512vbmi"))
+}
+
+/// The table of `isa`'s kernels, those that need AVX512-VBMI only if
+/// `vbmi` (the tests build it without them, too, where VBMI is, so that
+/// the kernels those replace stay tested).
+fn build_for(isa: Isa, vbmi: bool) -> Table {
     let mut t: Table = [[None; COUNT]; COUNT];
     match isa {
         // The kernels that meet in lanes, then whole kernels where they
@@ -389,7 +397,7 @@ fn build(isa: Isa) -> Table {
             // lanes go through float32: 2-10x slower), but the whole
             // kernels' pairs (`patch`) keep those.
             native::replace_lanes::<true>(&mut t);
-            avx512::patch(&mut t);
+            avx512::patch(&mut t, vbmi);
             native::fill::<true>(&mut t);
         }
         Isa::Avx2 => {

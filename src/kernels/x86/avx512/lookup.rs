@@ -1,15 +1,15 @@
-//! Sources of 8 bits into 16-bit destinations by table lookup (AVX512-VBMI):
-//! a source byte indexes the 256 results of its pair, made once by the
-//! scalar reference itself (so the lookup cannot disagree with it), held as
-//! two planes (the results' low bytes, their high bytes) of four vectors.
-//! VPERMI2B looks up 64 bytes in 128 at a time: two of them and a blend on
-//! the code's top bit give a plane (one, and the sign or'ed in, where the
-//! results are symmetric in the sign), and two byte permutes interleave the
-//! planes into 64 results: 12 vector operations for 64 elements (7 if
-//! symmetric), where the lanes widen to float32, encode and narrow back.
-//! `make bench-levels`, AMD Zen 4, 16384 and 131072 elements, over the
-//! lanes: float8_e4m3fn -> float16 and bfloat16 1.3x, float8_e5m2 ->
-//! bfloat16 2.1x, int8 and uint8 -> float16 1.7-1.8x.
+//! Table lookups (AVX512-VBMI's byte permutes). A source byte (one element
+//! of 8 bits, two of 4) indexes the results of its pair for every byte,
+//! made once by the scalar reference itself (so the lookup cannot disagree
+//! with it): 16 bits of results a byte (`look_up16`: the float8 formats,
+//! int8 and uint8 -> float16 or bfloat16; the 4-bit dtypes -> the 8-bit
+//! ones), 8 (`look_up8`: among the 8-bit dtypes, among the 4-bit ones) or
+//! 4 (`look_up4`: the 8-bit dtypes into the 4-bit ones). Among the 8- and
+//! 4-bit dtypes, `make bench-levels` (AMD Zen 4, 16384 and 131072
+//! elements) over the lanes, which widen to float32, encode and narrow
+//! back: 2.0-6.9x to and from bool, 4.0-12.3x among the float8, float4
+//! and integer formats, 11.9-21.3x between two 4-bit dtypes (a byte, two
+//! elements, looked up whole); 49-120 Gelem/s.
 //!
 //! And float32, float64, bfloat16 and float16 into float4_e2m1fn
 //! (`to_e2m1`), whose every rounding fits one table of 64 bytes indexed by
@@ -19,7 +19,7 @@
 //! words), bfloat16 1.47-1.50x and float16 1.25-1.27x (over
 //! `narrow_code16`'s lanes).
 
-use super::{each, first_lanes, full, put512, F64_TOP};
+use super::{each, first_lanes, full, put512, reg256, F64_TOP};
 use crate::ffi::*;
 use crate::format::{Format, BF16, F16, F32};
 use crate::kernels::scalar;
@@ -28,56 +28,151 @@ use crate::value::dtype_of;
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
-/// The pairs looked up here; `bytes::<K>` converts `PAIRS[K]`. Where the
-/// lanes were faster they stay (`make bench-levels`, 131072 elements, AMD
-/// Zen 4): float8_e5m2 -> float16 (a shift), int8 and uint8 -> bfloat16.
-pub const PAIRS: [(i32, i32); 5] = [
-    (NX_FLOAT8_E4M3FN, NX_FLOAT16),
-    (NX_FLOAT8_E4M3FN, NX_BFLOAT16),
-    (NX_FLOAT8_E5M2, NX_BFLOAT16),
-    (NX_INT8, NX_FLOAT16),
-    (NX_UINT8, NX_FLOAT16),
+/// The pairs looked up by source byte; `bytes::<K>` converts `PAIRS[K]`.
+/// A source byte holds one element of 8 bits or two of 4, whose results
+/// take 4, 8 or 16 bits (`out_bits`): some 8-bit sources into 16 bits,
+/// and every pair among the dtypes of 8 and 4 bits (`SMALL`) but those
+/// whose kernels were faster (`KEPT`).
+pub const PAIRS: [(i32, i32); 53] = pairs();
+
+/// The dtypes of 8 and 4 bits: looked up among themselves.
+const SMALL: [i32; 8] = [
+    NX_FLOAT8_E4M3FN,
+    NX_FLOAT8_E5M2,
+    NX_FLOAT4_E2M1FN,
+    NX_INT8,
+    NX_UINT8,
+    NX_INT4,
+    NX_UINT4,
+    NX_BOOL,
 ];
 
-/// `PAIRS[k]`'s dtypes, checked to be 8 bits into 16.
+/// The pairs of `SMALL` whose kernels beat the lookup (`make
+/// bench-levels`, AMD Zen 4, 16384 and 131072 elements: the lookup
+/// 0.83-0.99x): among int8, uint8 and bool (a copy, a clamp, a compare)
+/// and int4, uint4 -> bool.
+const KEPT: [(i32, i32); 8] = [
+    (NX_INT8, NX_UINT8),
+    (NX_UINT8, NX_INT8),
+    (NX_INT8, NX_BOOL),
+    (NX_UINT8, NX_BOOL),
+    (NX_BOOL, NX_INT8),
+    (NX_BOOL, NX_UINT8),
+    (NX_INT4, NX_BOOL),
+    (NX_UINT4, NX_BOOL),
+];
+
+/// `PAIRS`: 8-bit sources into 16 bits where the lookup beat the lanes
+/// (the lanes stay for float8_e5m2 -> float16, a shift, and int8, uint8
+/// -> bfloat16), then every pair of two `SMALL` dtypes not `KEPT`.
+#[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
+const fn pairs() -> [(i32, i32); 53] {
+    let mut t = [(0, 0); 53];
+    let wide = [
+        (NX_FLOAT8_E4M3FN, NX_FLOAT16),
+        (NX_FLOAT8_E4M3FN, NX_BFLOAT16),
+        (NX_FLOAT8_E5M2, NX_BFLOAT16),
+        (NX_INT8, NX_FLOAT16),
+        (NX_UINT8, NX_FLOAT16),
+    ];
+    let mut k = 0;
+    while k < wide.len() {
+        t[k] = wide[k];
+        k += 1;
+    }
+    let mut i = 0;
+    while i < SMALL.len() {
+        let mut j = 0;
+        while j < SMALL.len() {
+            let p = (SMALL[i], SMALL[j]);
+            let mut kept = p.0 == p.1;
+            let mut q = 0;
+            while q < KEPT.len() {
+                kept |= KEPT[q].0 == p.0 && KEPT[q].1 == p.1;
+                q += 1;
+            }
+            if !kept {
+                t[k] = p;
+                k += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == t.len());
+    t
+}
+
+/// `PAIRS[k]`'s dtypes, checked to give 4, 8 or 16 bits a source byte.
 #[allow(clippy::panic, clippy::indexing_slicing)] // only in constant blocks: would fail the build
 const fn pair(k: usize) -> (Dtype, Dtype) {
     match (Dtype::from_code(PAIRS[k].0), Dtype::from_code(PAIRS[k].1)) {
-        (Some(s), Some(d)) if s.bits() == 8 && d.bits() == 16 => (s, d),
-        _ => panic!("a lookup pair is 8 bits into 16"),
+        (Some(s), Some(d))
+            if (s.bits() == 4 || s.bits() == 8)
+                && matches!(8 / s.bits() * d.bits(), 4 | 8 | 16) =>
+        {
+            (s, d)
+        }
+        _ => panic!("a lookup pair gives 4, 8 or 16 bits a source byte"),
     }
 }
 
-/// A pair's result for every source code: the low bytes, then the high
-/// bytes; and whether code c + 128's is c's with the sign bit (15) set,
-/// for every c < 128 (a float source into a float: half the lookups).
-struct Planes {
+/// Bits of results a source byte of `PAIRS[k]`.
+const fn out_bits(k: usize) -> usize {
+    let (s, d) = pair(k);
+    (8 / s.bits() * d.bits()) as usize
+}
+
+/// A pair's results for every source byte, as the kernel of its
+/// `out_bits` reads them: 16 bits, the low bytes then the high bytes; 8
+/// bits, a byte each; 4 bits, a byte each holding the nibble. And whether
+/// 16-bit results are symmetric: byte c + 128's is c's with the sign bit
+/// (15) set, for every c < 128 (a float source into a float: half the
+/// lookups).
+struct Table {
     bytes: [u8; 512],
     sym: bool,
 }
 
-/// `PAIRS[K]`'s planes, made at the pair's first use.
-fn planes<const K: usize>() -> &'static Planes {
-    static MADE: [OnceLock<Planes>; PAIRS.len()] = [const { OnceLock::new() }; PAIRS.len()];
-    static NONE: OnceLock<Planes> = OnceLock::new();
+/// `PAIRS[K]`'s table, made at the pair's first use by the scalar
+/// reference over the 256 source bytes (so the lookup cannot disagree
+/// with it).
+fn table<const K: usize>() -> &'static Table {
+    static MADE: [OnceLock<Table>; PAIRS.len()] = [const { OnceLock::new() }; PAIRS.len()];
+    static NONE: OnceLock<Table> = OnceLock::new();
     let (s, d) = const { pair(K) };
     MADE.get(K).unwrap_or(&NONE).get_or_init(|| {
         let codes: [u8; 256] = std::array::from_fn(|c| c as u8);
-        let mut words = [0u8; 512];
-        scalar::run(s, d, &codes, &mut words, 256);
+        let mut out = [0u8; 512];
+        let n = 256 * 8 / s.bits() as usize;
+        scalar::run(s, d, &codes, &mut out, n);
         let mut bytes = [0u8; 512];
-        let (lo, hi) = bytes.split_at_mut(256);
-        for ((l, h), w) in lo.iter_mut().zip(hi.iter_mut()).zip(words.chunks_exact(2)) {
-            if let &[a, b] = w {
-                (*l, *h) = (a, b);
+        let mut sym = false;
+        match const { out_bits(K) } {
+            16 => {
+                let (lo, hi) = bytes.split_at_mut(256);
+                for ((l, h), w) in lo.iter_mut().zip(hi.iter_mut()).zip(out.chunks_exact(2)) {
+                    if let &[a, b] = w {
+                        (*l, *h) = (a, b);
+                    }
+                }
+                let (pos, neg) = out.split_at(256);
+                sym = pos
+                    .chunks_exact(2)
+                    .zip(neg.chunks_exact(2))
+                    .all(|(p, n)| matches!((p, n), (&[a, b], &[c, d]) if c == a && d == b | 0x80));
+            }
+            8 => bytes = out,
+            _ => {
+                for (b, c) in bytes
+                    .iter_mut()
+                    .zip(out.iter().flat_map(|&o| [o & 0x0F, o >> 4]))
+                {
+                    *b = c;
+                }
             }
         }
-        let (pos, neg) = words.split_at(256);
-        let sym = pos
-            .chunks_exact(2)
-            .zip(neg.chunks_exact(2))
-            .all(|(p, n)| matches!((p, n), (&[a, b], &[c, d]) if c == a && d == b | 0x80));
-        Planes { bytes, sym }
+        Table { bytes, sym }
     })
 }
 
@@ -87,67 +182,190 @@ fn planes<const K: usize>() -> &'static Planes {
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 pub unsafe fn bytes<const K: usize, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let p = planes::<K>();
+    let (s, d) = const { pair(K) };
+    // Source and destination bytes: a 4-bit side's last may be half used.
+    let (nin, nout) = (
+        (n * s.bits() as usize).div_ceil(8),
+        (n * d.bits() as usize).div_ceil(8),
+    );
+    let t = table::<K>();
     // SAFETY: forwarded.
     unsafe {
-        if p.sym {
-            look_up::<true, NT>(&p.bytes, src, dst, n)
-        } else {
-            look_up::<false, NT>(&p.bytes, src, dst, n)
+        match const { out_bits(K) } {
+            16 if t.sym => look_up16::<true, NT>(&t.bytes, src, dst, nin, nout),
+            16 => look_up16::<false, NT>(&t.bytes, src, dst, nin, nout),
+            8 => look_up8::<NT>(&t.bytes, src, dst, nin),
+            _ => look_up4::<NT>(&t.bytes, src, dst, nin, nout),
         }
     }
 }
 
-/// `bytes` with planes `p`, symmetric (`Planes::sym`) if `SYM`.
+/// The 256 bytes of `t` as four vectors.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+fn quarter_vectors(t: &[u8]) -> [__m512i; 4] {
+    std::array::from_fn(|j| match t.get(64 * j..64 * j + 64) {
+        // SAFETY: 64 bytes.
+        Some(q) => unsafe { _mm512_loadu_si512(q.as_ptr().cast()) },
+        None => _mm512_setzero_si512(),
+    })
+}
+
+/// The bytes of `[a, b, c, d]` (256) at the 64 indexes of `x`: VPERMI2B
+/// looks up 64 bytes in 128 at a time, two of them and a blend on the
+/// index's top bit.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+fn look(x: __m512i, [a, b, c, d]: [__m512i; 4]) -> __m512i {
+    let low = _mm512_permutex2var_epi8(a, x, b);
+    let high = _mm512_permutex2var_epi8(c, x, d);
+    _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high)
+}
+
+/// 8 bits of results a source byte (an element of 8 bits into 8, two of 4
+/// into 4): each of the `nin` bytes looked up in the 256 of `t`.
+///
+/// # Safety
+/// As `bytes`, `nin` bytes on each side.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn look_up8<const NT: bool>(t: &[u8; 512], src: *const u8, dst: *mut u8, nin: usize) {
+    let t = quarter_vectors(t);
+    each(
+        nin,
+        64,
+        64,
+        |i| {
+            // SAFETY: bytes i .. i + 64 are within nin, at a multiple of 64
+            // from the destination.
+            unsafe { put512::<NT>(dst.add(i), look(_mm512_loadu_si512(src.add(i).cast()), t)) }
+        },
+        |i, left| {
+            let m = first_lanes(left);
+            // SAFETY: bytes i .. i + left are within nin.
+            unsafe {
+                let x = full::_mm512_maskz_loadu_epi8(m, src.add(i).cast());
+                full::_mm512_mask_storeu_epi8(dst.add(i).cast(), m, look(x, t));
+            }
+        },
+    );
+}
+
+/// 4 bits of results a source byte (8-bit elements into 4-bit ones): each
+/// of the `nin` bytes looked up in the 256 nibbles of `t` (a byte each),
+/// paired into `nout` bytes (low nibble first).
 ///
 /// # Safety
 /// As `bytes`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn look_up<const SYM: bool, const NT: bool>(
-    p: &[u8; 512],
+unsafe fn look_up4<const NT: bool>(
+    t: &[u8; 512],
     src: *const u8,
     dst: *mut u8,
-    n: usize,
+    nin: usize,
+    nout: usize,
 ) {
-    // SAFETY: 8 vectors of 64 bytes within the 512 of `p`.
-    let t: [__m512i; 8] =
-        std::array::from_fn(|j| unsafe { _mm512_loadu_si512(p.as_ptr().add(64 * j).cast()) });
+    let t = quarter_vectors(t);
+    // 32 words, each two nibbles: a byte.
+    let pairs = |x: __m512i| super::pair_nibbles(look(x, t));
+    let even: [i8; 64] = std::array::from_fn(|j| (2 * j) as i8);
+    // SAFETY: 64 bytes from an array of 64.
+    let even = unsafe { _mm512_loadu_si512(even.as_ptr().cast()) };
+    each(
+        nin,
+        128,
+        64,
+        |i| {
+            // SAFETY: bytes i .. i + 128 are within nin; 64 bytes out at a
+            // multiple of 64 from the destination.
+            unsafe {
+                let [a, b] = [0, 64].map(|k| pairs(_mm512_loadu_si512(src.add(i + k).cast())));
+                put512::<NT>(dst.add(i / 2), _mm512_permutex2var_epi8(a, even, b));
+            }
+        },
+        |i, left| {
+            // SAFETY: bytes i .. i + left are within nin, and their results'
+            // bytes within nout (i is even).
+            unsafe {
+                let x = full::_mm512_maskz_loadu_epi8(first_lanes(left), src.add(i).cast());
+                let m = first_lanes((nout - i / 2).min(32)) as u32;
+                let b = reg256(_mm512_cvtepi16_epi8(pairs(x)));
+                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), m, b);
+            }
+        },
+    );
+}
+
+/// 16 bits of results a source byte (an element of 8 bits into 16, two of
+/// 4 into 8), from the two planes of `t`: two byte permutes interleave the
+/// planes into 64 results, each plane a `look` (one VPERMI2B, and the sign
+/// or'ed in, where the results are symmetric: `SYM`, `Table::sym`): 12
+/// vector operations for 64 elements (7 if symmetric), where the lanes
+/// widen to float32, encode and narrow back. `make bench-levels`, AMD Zen
+/// 4, 16384 and 131072 elements, over the lanes: float8_e4m3fn -> float16
+/// and bfloat16 1.3x, float8_e5m2 -> bfloat16 2.1x, int8 and uint8 ->
+/// float16 1.7-1.8x.
+///
+/// # Safety
+/// As `bytes`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn look_up16<const SYM: bool, const NT: bool>(
+    t: &[u8; 512],
+    src: *const u8,
+    dst: *mut u8,
+    nin: usize,
+    nout: usize,
+) {
+    let (lo_t, hi_t) = t.split_at(256);
+    let (lo_t, hi_t) = (quarter_vectors(lo_t), quarter_vectors(hi_t));
     // Byte j of the result words: lo[j / 2] or hi[j / 2], from the first
     // half of the two planes (`first`) or the second.
     let first: [i8; 64] = std::array::from_fn(|j| ((j % 2) * 64 + j / 2) as i8);
     // SAFETY: 64 bytes from an array of 64.
     let first = unsafe { _mm512_loadu_si512(first.as_ptr().cast()) };
     let second = _mm512_add_epi8(first, _mm512_set1_epi8(32));
-    let plane = |x: __m512i, top: __mmask64, [a, b, c, d]: [__m512i; 4]| {
-        let low = _mm512_permutex2var_epi8(a, x, b);
-        let high = _mm512_permutex2var_epi8(c, x, d);
-        _mm512_mask_blend_epi8(top, low, high)
-    };
     let words = |x: __m512i| {
-        let [a, b, c, d, e, f, g, h] = t;
         let (lo, hi) = if SYM {
+            let [a, b, ..] = lo_t;
+            let [e, f, ..] = hi_t;
             let hi = _mm512_permutex2var_epi8(e, x, f);
             (
                 _mm512_permutex2var_epi8(a, x, b),
                 _mm512_ternarylogic_epi32::<0xF8>(hi, x, _mm512_set1_epi8(i8::MIN)),
             )
         } else {
-            let top = _mm512_movepi8_mask(x);
-            (plane(x, top, [a, b, c, d]), plane(x, top, [e, f, g, h]))
+            (look(x, lo_t), look(x, hi_t))
         };
         (
             _mm512_permutex2var_epi8(lo, first, hi),
             _mm512_permutex2var_epi8(lo, second, hi),
         )
     };
+    // Bytes i .. i + left: their results' bytes, but no further than
+    // `nout` (a 4-bit source's last byte may give one element, not two).
+    let mut part = |i: usize, left: usize| {
+        let o = (nout - 2 * i).min(2 * left);
+        // SAFETY: bytes i .. i + left are within nin, their results'
+        // bytes 2 i .. 2 i + o within nout.
+        unsafe {
+            let x = full::_mm512_maskz_loadu_epi8(first_lanes(left), src.add(i).cast());
+            let (a, b) = words(x);
+            full::_mm512_mask_storeu_epi8(dst.add(2 * i).cast(), first_lanes(o), a);
+            let m = first_lanes(o.saturating_sub(64));
+            full::_mm512_mask_storeu_epi8(dst.add(2 * i + 64).cast(), m, b);
+        }
+    };
+    // Whole steps only over the bytes whose two results both fit.
+    let whole = nout / 2;
     each(
-        n,
+        whole,
         64,
         64,
         |i| {
-            // SAFETY: elements i .. i + 64 are within n: 64 source bytes,
-            // 128 destination bytes, at a multiple of 128 from the
+            // SAFETY: bytes i .. i + 64 are within nin, and their 128
+            // results' within nout, at a multiple of 128 from the
             // destination.
             unsafe {
                 let (a, b) = words(_mm512_loadu_si512(src.add(i).cast()));
@@ -155,17 +373,11 @@ unsafe fn look_up<const SYM: bool, const NT: bool>(
                 put512::<NT>(dst.add(2 * i + 64), b);
             }
         },
-        |i, left| {
-            // SAFETY: elements i .. i + left are within n.
-            unsafe {
-                let x = full::_mm512_maskz_loadu_epi8(first_lanes(left), src.add(i).cast());
-                let (a, b) = words(x);
-                full::_mm512_mask_storeu_epi8(dst.add(2 * i).cast(), first_lanes(2 * left), a);
-                let m = first_lanes(2 * left.saturating_sub(32));
-                full::_mm512_mask_storeu_epi8(dst.add(2 * i + 64).cast(), m, b);
-            }
-        },
+        &mut part,
     );
+    if nin > whole {
+        part(whole, nin - whole);
+    }
 }
 
 /// The format whose codes `to_e2m1` of source dtype `S` indexes:

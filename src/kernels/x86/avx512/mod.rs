@@ -1193,10 +1193,12 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
 /// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
 /// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
-/// by float64's words 10% and 21-24% more), 30-115% for the lookups of
-/// `lookup.rs`, 20-50% for float32, float64, bfloat16 and float16 ->
-/// float4_e2m1fn there).
-pub fn patch(t: &mut super::Table) {
+/// by float64's words 10% and 21-24% more), for the lookups of
+/// `lookup.rs` 30-115% into 16 bits and 2-21x among the 8- and 4-bit
+/// dtypes, 20-50% for float32, float64, bfloat16 and float16 ->
+/// float4_e2m1fn there). `vbmi`: whether the CPU has AVX512-VBMI, which
+/// those in byte lanes and the lookups need.
+pub fn patch(t: &mut super::Table, vbmi: bool) {
     use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
     use super::MXCSR_RN;
     use crate::ffi::*;
@@ -1216,7 +1218,7 @@ pub fn patch(t: &mut super::Table) {
         NX_FLOAT32 -> NX_FLOAT8_E5M2: to_narrow[E5m2];
         NX_FLOAT32 -> NX_FLOAT4_E2M1FN: to_narrow[E2m1];
     }
-    if is_x86_feature_detected!("avx512vbmi") {
+    if vbmi {
         whole! { MXCSR_RN;
             NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_BFLOAT16 }];
             NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_BFLOAT16 }];
@@ -1226,12 +1228,12 @@ pub fn patch(t: &mut super::Table) {
         macro_rules! looked_up {
             ($($k:literal)*) => {$({
                 const P: (i32, i32) = lookup::PAIRS[$k];
-                entry!(k, lookup::bytes[$k], 8, 16, MXCSR_RN);
+                entry!(k, lookup::bytes[$k], dtype_bits(P.0), dtype_bits(P.1), MXCSR_RN);
                 super::set(t, P.0, P.1, k);
             })*};
         }
-        const { assert!(lookup::PAIRS.len() == 5) };
-        looked_up!(0 1 2 3 4);
+        const { assert!(lookup::PAIRS.len() == 53) };
+        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52);
         whole! { MXCSR_RN;
             NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
             NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
@@ -1289,145 +1291,57 @@ pub fn patch(t: &mut super::Table) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::steps::{
-        env, Bf16In, Bf16Top, E2m1Folded, E2m1Out, E4m3Folded, E4m3In, E4m3Out, E5m2Folded, E5m2In,
-        E5m2Out, F16In, F16Out, F32In, F64Fold, I8In,
-    };
-    use super::super::{has_avx512, k_lanes};
-    use super::{entry, to_narrow, Bf16Codes, Codes, E2m1, E4m3, Two};
-    use crate::ffi::{
-        NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT4_E2M1FN, NX_FLOAT64, NX_FLOAT8_E4M3FN,
-        NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,
-    };
+    use super::super::{build_for, has_avx512, Isa};
+    use super::lookup;
     use crate::kernels::{scalar, Store};
-    use crate::table::Dtype;
+    use crate::table::{Dtype, COUNT};
 
-    /// The lane kernels that `narrow_bytes` and `lookup` replace where
-    /// AVX512-VBMI is (`patch`) still serve the CPUs without it: against
-    /// the scalar reference, at every length mod 64 up to the end of the
-    /// sources, which are every code of a source of 8 or 16 bits, or every
-    /// float64 whose low 48 bits are one of: none, the lowest, one of bits
-    /// 44 to 47 (around the sticky folds), all.
+    /// The kernels that those needing AVX512-VBMI replace (`patch`) still
+    /// serve the CPUs without it: every pair whose kernel differs between
+    /// the AVX-512 tables with and without VBMI, the one without (and the
+    /// one with, on a CPU with VBMI) against the scalar reference, nothing
+    /// written past the elements, at every length mod 64 up to the end of the
+    /// sources, which are every code of a source of 4, 8 or 16 bits, every
+    /// float32 top half with low halves around the sticky folds, or every
+    /// float64 top word with low 48 bits one of: none, the lowest, one of
+    /// bits 44 to 47 (around the sticky folds), all.
     #[test]
-    fn lane_kernels_behind_vbmi() {
+    fn kernels_with_and_without_vbmi() {
         if !has_avx512() {
             return;
         }
-        type K = fn(&[u8], &mut [u8], usize, Store);
-        let bytes: Vec<u8> = (0..=u16::MAX).map(|c| c as u8).collect();
+        let vbmi = is_x86_feature_detected!("avx512vbmi");
+        let (with, without) = (build_for(Isa::Avx512, true), build_for(Isa::Avx512, false));
+        let bytes: Vec<u8> = (0..=u8::MAX).collect();
         let codes16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
         let low = [0, 1, 1 << 44, 1 << 45, 1 << 46, 1 << 47, (1 << 48) - 1];
         let f64s: Vec<u8> = (0..=u16::MAX)
             .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
             .flat_map(u64::to_le_bytes)
             .collect();
-        // float32: every top half, with low halves around the sticky.
         let f32s: Vec<u8> = (0..=u16::MAX)
             .flat_map(|c| [0, 1, 1 << 15, u16::MAX].map(|l| (u32::from(c) << 16) | u32::from(l)))
             .flat_map(u32::to_le_bytes)
             .collect();
-        // The whole kernels `lookup::to_e2m1` and `narrow_bytes` replace.
-        entry!(
-            to_e2m1_words,
-            to_narrow[E2m1],
-            32,
-            4,
-            env::<F32In, E4m3Out>()
-        );
-        entry!(
-            to_e4m3_words,
-            to_narrow[E4m3],
-            32,
-            8,
-            env::<F32In, E4m3Out>()
-        );
-        let pairs: [(i32, i32, K, &[u8]); 15] = [
-            (
-                NX_BFLOAT16,
-                NX_FLOAT8_E4M3FN,
-                k_lanes::<Bf16Codes, Bf16In<false>, E4m3Out>,
-                &codes16,
-            ),
-            (
-                NX_BFLOAT16,
-                NX_FLOAT8_E5M2,
-                k_lanes::<Bf16Codes, Bf16In<false>, E5m2Out>,
-                &codes16,
-            ),
-            (
-                NX_FLOAT64,
-                NX_FLOAT8_E4M3FN,
-                k_lanes::<Two, F64Fold<47>, E4m3Folded>,
-                &f64s,
-            ),
-            (
-                NX_FLOAT64,
-                NX_FLOAT8_E5M2,
-                k_lanes::<Two, F64Fold<48>, E5m2Folded>,
-                &f64s,
-            ),
-            (
-                NX_FLOAT64,
-                NX_FLOAT4_E2M1FN,
-                k_lanes::<Two, F64Fold<49>, E2m1Folded>,
-                &f64s,
-            ),
-            (NX_FLOAT32, NX_FLOAT4_E2M1FN, to_e2m1_words, &f32s),
-            (NX_FLOAT32, NX_FLOAT8_E4M3FN, to_e4m3_words, &f32s),
-            (
-                NX_FLOAT16,
-                NX_FLOAT4_E2M1FN,
-                k_lanes::<Codes, F16In, E2m1Out>,
-                &codes16,
-            ),
-            (
-                NX_FLOAT16,
-                NX_FLOAT8_E4M3FN,
-                k_lanes::<Codes, F16In, E4m3Out>,
-                &codes16,
-            ),
-            (
-                NX_BFLOAT16,
-                NX_FLOAT4_E2M1FN,
-                k_lanes::<Bf16Codes, Bf16In<false>, E2m1Out>,
-                &codes16,
-            ),
-            (
-                NX_FLOAT8_E4M3FN,
-                NX_FLOAT16,
-                k_lanes::<Two, E4m3In, F16Out>,
-                &bytes,
-            ),
-            (
-                NX_FLOAT8_E4M3FN,
-                NX_BFLOAT16,
-                k_lanes::<Two, E4m3In, Bf16Top>,
-                &bytes,
-            ),
-            (
-                NX_FLOAT8_E5M2,
-                NX_BFLOAT16,
-                k_lanes::<Two, E5m2In, Bf16Top>,
-                &bytes,
-            ),
-            (
-                NX_INT8,
-                NX_FLOAT16,
-                k_lanes::<Two, I8In<true>, F16Out>,
-                &bytes,
-            ),
-            (
-                NX_UINT8,
-                NX_FLOAT16,
-                k_lanes::<Two, I8In<false>, F16Out>,
-                &bytes,
-            ),
-        ];
-        for (s, d, k, src) in pairs {
-            let dt = |c| Dtype::from_code(c).expect("a dtype");
+        let mut checked = 0;
+        for (s, d) in (0..COUNT).flat_map(|s| (0..COUNT).map(move |d| (s, d))) {
+            let (Some(k), Some(v)) = (without[s][d], with[s][d]) else {
+                continue;
+            };
+            if k as usize == v as usize {
+                continue;
+            }
+            let dt = |c: usize| Dtype::from_code(c as i32).expect("a dtype");
             let (sb, db) = (dt(s).bits() as usize, dt(d).bits() as usize);
+            let src: &[u8] = match sb {
+                4 | 8 => &bytes,
+                16 => &codes16,
+                32 => &f32s,
+                64 => &f64s,
+                _ => panic!("{s} -> {d}: no sources of {sb} bits here"),
+            };
             let all = src.len() * 8 / sb;
-            let mut want = vec![0u8; all * db / 8];
+            let mut want = vec![0u8; (all * db).div_ceil(8)];
             scalar::run(dt(s), dt(d), src, &mut want, all);
             // Element i's bits in `b`.
             let at = |b: &[u8], i: usize| {
@@ -1437,8 +1351,12 @@ mod tests {
             };
             // Even lengths for a 4-bit destination: the kernels write whole
             // bytes (the driver packs a last odd element).
-            for n in (all - 64..=all).filter(|n| db >= 8 || n % 2 == 0) {
-                let mut got = vec![0xA5u8; all * db / 8];
+            let ks = if vbmi { vec![k, v] } else { vec![k] };
+            for (n, k) in (all - 64..=all)
+                .filter(|n| db >= 8 || n % 2 == 0)
+                .flat_map(|n| ks.iter().map(move |k| (n, k)))
+            {
+                let mut got = vec![0xA5u8; want.len()];
                 k(src, &mut got, n, Store::Plain);
                 let bad = (0..n).find(|&i| at(&got, i) != at(&want, i));
                 assert_eq!(
@@ -1446,10 +1364,13 @@ mod tests {
                     "{s} -> {d}, n {n}: the first element that differs"
                 );
                 assert!(
-                    got[n * db / 8..].iter().all(|&b| b == 0xA5),
-                    "{s} -> {d}, n {n}"
+                    got[(n * db).div_ceil(8)..].iter().all(|&b| b == 0xA5),
+                    "{s} -> {d}, n {n}: a byte past the elements written"
                 );
             }
+            checked += 1;
         }
+        // narrow_bytes' six pairs, to_e2m1's four, the lookups.
+        assert_eq!(checked, 6 + 4 + lookup::PAIRS.len());
     }
 }
