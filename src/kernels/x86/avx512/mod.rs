@@ -1194,7 +1194,7 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
 /// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
 /// by float64's words 10% and 21-24% more), for the lookups of
-/// `lookup.rs` 30-115% into 16 bits and 2-21x among the 8- and 4-bit
+/// `lookup.rs` 1.1-3.7x into 16 bits and 2-21x among the 8- and 4-bit
 /// dtypes, 20-50% for float32, float64, bfloat16 and float16 ->
 /// float4_e2m1fn there). `vbmi`: whether the CPU has AVX512-VBMI, which
 /// those in byte lanes and the lookups need.
@@ -1232,8 +1232,8 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
                 super::set(t, P.0, P.1, k);
             })*};
         }
-        const { assert!(lookup::PAIRS.len() == 53) };
-        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52);
+        const { assert!(lookup::PAIRS.len() == 58) };
+        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57);
         whole! { MXCSR_RN;
             NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
             NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
