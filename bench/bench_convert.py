@@ -58,6 +58,8 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
           ("float64", "int32"), ("int32", "float64"), ("int64", "int32"), ("uint8", "int32"),
           ("complex64", "complex128"), ("complex128", "complex64"), ("float32", "complex64"),
           ("float64", "bool"), ("bool", "float32")]
+# Among the float8 and float4 formats (by table lookup where AVX512-VBMI is), against ml_dtypes.
+PAIRS += [("float8_e4m3fn", "float8_e5m2"), ("float8_e4m3fn", "float4_e2m1fn")]
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 
 
