@@ -1199,7 +1199,7 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// float4_e2m1fn there). `vbmi`: whether the CPU has AVX512-VBMI, which
 /// those in byte lanes and the lookups need.
 pub fn patch(t: &mut super::Table, vbmi: bool) {
-    use super::steps::{dtype_bits, env, E2m1Folded, E4m3Folded, E4m3Out, F32In, F64Fold};
+    use super::steps::{dtype_bits, env, E4m3Out, F32In};
     use super::MXCSR_RN;
     use crate::ffi::*;
     // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
@@ -1239,14 +1239,10 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
             NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
             NX_BFLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_BFLOAT16 }];
             NX_FLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT16 }];
-        }
-        // float64's VCVTPD2PS under the MXCSR of its lanes (`F64Fold`):
-        // DAZ spares subnormal inputs a microcode assist.
-        whole! { env::<F64Fold<47>, E4m3Folded>();
+            // float64 read by its words: no float instruction, so any
+            // MXCSR (their lanes' `F64Fold` set one for VCVTPD2PS).
             NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT64 }];
             NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_FLOAT64 }];
-        }
-        whole! { env::<F64Fold<49>, E2m1Folded>();
             NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT64 }];
         }
     }
