@@ -2,8 +2,9 @@
 //! of 8 bits, two of 4) indexes the results of its pair for every byte,
 //! made once by the scalar reference itself (so the lookup cannot disagree
 //! with it): 16 bits of results a byte (`look_up16`: some 8-bit dtypes
-//! into 16 bits, `WIDE`; the 4-bit dtypes -> the 8-bit ones), 8 (`look_up8`: among the 8-bit dtypes, among the 4-bit ones) or
-//! 4 (`look_up4`: the 8-bit dtypes into the 4-bit ones). Among the 8- and
+//! into 16 bits, `WIDE`; the 4-bit dtypes -> the 8-bit ones), 8
+//! (`look_up8`: among the 8-bit dtypes, among the 4-bit ones) or 4
+//! (`look_up4`: the 8-bit dtypes into the 4-bit ones). Among the 8- and
 //! 4-bit dtypes, `make bench-levels` (AMD Zen 4, 16384 and 131072
 //! elements) over the lanes, which widen to float32, encode and narrow
 //! back: 2.0-6.9x to and from bool, 4.0-12.3x among the float8, float4
@@ -282,9 +283,7 @@ unsafe fn look_up4<const NT: bool>(
     let t = quarter_vectors(t);
     // 32 words, each two nibbles: a byte.
     let pairs = |x: __m512i| super::pair_nibbles(look(x, t));
-    let even: [i8; 64] = std::array::from_fn(|j| (2 * j) as i8);
-    // SAFETY: 64 bytes from an array of 64.
-    let even = unsafe { _mm512_loadu_si512(even.as_ptr().cast()) };
+    let even = super::even_bytes();
     each(
         nin,
         128,

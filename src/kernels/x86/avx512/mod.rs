@@ -875,6 +875,18 @@ fn top_words(a: __m512i, b: __m512i) -> __m512i {
     _mm512_permutex2var_epi16(a, odd, b)
 }
 
+/// The byte indexes 0, 2, .. 126: VPERMT2B with it takes the even bytes
+/// of two vectors (the low bytes of their words), in order.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn even_bytes() -> __m512i {
+    _mm512_set_epi8(
+        126, 124, 122, 120, 118, 116, 114, 112, 110, 108, 106, 104, 102, 100, 98, 96, 94, 92, 90,
+        88, 86, 84, 82, 80, 78, 76, 74, 72, 70, 68, 66, 64, 62, 60, 58, 56, 54, 52, 50, 48, 46, 44,
+        42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
+    )
+}
+
 /// float64's top 16 bits read as a format of their own: the sign,
 /// float64's exponent and the fraction's top four bits. A float64 folded
 /// at bit 48 (`fold_below`) has as its top word its value rounded to odd
@@ -1008,11 +1020,7 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     // SAFETY: each table is 64 bytes.
     let [drop, ctrl, sub0, sub1] =
         [p.drop, p.ctrl, s0, s1].map(|t| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) });
-    let even = _mm512_set_epi8(
-        126, 124, 122, 120, 118, 116, 114, 112, 110, 108, 106, 104, 102, 100, 98, 96, 94, 92, 90,
-        88, 86, 84, 82, 80, 78, 76, 74, 72, 70, 68, 66, 64, 62, 60, 58, 56, 54, 52, 50, 48, 46, 44,
-        42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
-    );
+    let even = even_bytes();
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
     // 32 codes' two bytes (round, code) a word.
     let bytes = |h: __m512i| {
