@@ -8,10 +8,13 @@
 //! the range and for a NaN, which is right below the range (signed) or
 //! above it (unsigned, once negatives and NaN are 0: VMAXPD returns its
 //! second operand, 0, for a NaN), and is fixed up elsewhere. Int -> int
-//! saturates (VPMOVS*, VPMOVUS*, or a clamp first).
+//! saturates (VPMOVS*, VPMOVUS*, or a clamp first), into int4 and uint4
+//! too (`to_int4`).
 
+use super::super::put256;
 use super::full;
-use super::{halves, join, map16, put512, Lanes16};
+use super::{each, halves, join, map16, put512, reg256, Lanes16};
+use crate::table::Dtype;
 use std::arch::x86_64::*;
 
 type Z = __m512i;
@@ -315,3 +318,103 @@ wide!(i64_to_c64, Q16 => Q16, |x: Q16| Q16(
 wide!(u64_to_c64, Q16 => Q16, |x: Q16| Q16(
     x.0.map(|v| _mm512_cvtepu32_epi64(_mm256_castps_si256(_mm512_cvtepu64_ps(v))))
 ));
+
+/// The integers of 16, 32 and 64 bits (`S`) -> int4 or uint4 (`D`),
+/// saturating: each lane clamped to `D`'s range at its own width
+/// (VPMAXS and VPMINS, or VPMINU alone for an unsigned source), the lanes
+/// narrowed to bytes by packing (the low dwords of quadwords by VPERMT2D,
+/// then VPACKSSDW and VPACKSSWB, to which the clamp leaves nothing to
+/// saturate, and one permute to undo their 128-bit lanes), the bytes
+/// paired into nibbles (`pair_nibbles`), 64 elements a step. The lanes
+/// these replace go through float32.
+///
+/// # Safety
+/// As `super::super::call`'s kernels.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub unsafe fn to_int4<const S: i32, const D: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    let (w, signed, (lo, hi)) = const {
+        match (Dtype::from_code(S), Dtype::from_code(D)) {
+            (Some(s), Some(d)) => match (s.int_range(), d.int_range()) {
+                (Some((smin, _)), Some(r)) if matches!(s.bits(), 16 | 32 | 64) && d.bits() == 4 => {
+                    (s.bits() as usize, smin < 0, (r.0 as i64, r.1 as i64))
+                }
+                _ => panic!("an integer of 16 to 64 bits into a 4-bit one"),
+            },
+            _ => panic!("an integer of 16 to 64 bits into a 4-bit one"),
+        }
+    };
+    // A source vector clamped into [lo, hi].
+    let clamp = |x: Z| match (w, signed) {
+        (16, true) => _mm512_min_epi16(
+            _mm512_max_epi16(x, _mm512_set1_epi16(lo as i16)),
+            _mm512_set1_epi16(hi as i16),
+        ),
+        (16, false) => _mm512_min_epu16(x, _mm512_set1_epi16(hi as i16)),
+        (32, true) => _mm512_min_epi32(
+            _mm512_max_epi32(x, _mm512_set1_epi32(lo as i32)),
+            _mm512_set1_epi32(hi as i32),
+        ),
+        (32, false) => _mm512_min_epu32(x, _mm512_set1_epi32(hi as i32)),
+        (_, true) => _mm512_min_epi64(
+            _mm512_max_epi64(x, _mm512_set1_epi64(lo)),
+            _mm512_set1_epi64(hi),
+        ),
+        (_, false) => _mm512_min_epu64(x, _mm512_set1_epi64(hi)),
+    };
+    // The 64 elements of a step (its `w / 8` source vectors `v`) as bytes
+    // in order.
+    let bytes = |v: [Z; 8]| {
+        let v = v.map(clamp);
+        let [a, b, c, d, e, f, g, h] = v;
+        if w == 16 {
+            // Lane L: elements 8L .. 8L + 8 of a, then of b.
+            let p = _mm512_packs_epi16(a, b);
+            return _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), p);
+        }
+        let [a, b, c, d] = if w == 32 {
+            [a, b, c, d]
+        } else {
+            let low = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+            [(a, b), (c, d), (e, f), (g, h)].map(|(x, y)| _mm512_permutex2var_epi32(x, low, y))
+        };
+        // Lane L: elements 4L .. 4L + 4 of a, b, c, d in turn.
+        let p = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+        _mm512_permutexvar_epi32(
+            _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0),
+            p,
+        )
+    };
+    // 32 bytes of nibbles, two elements a byte (low first).
+    let nibbles = |b: Z| {
+        let b = _mm512_and_si512(b, _mm512_set1_epi8(0x0F));
+        reg256(_mm512_cvtepi16_epi8(super::pair_nibbles(b)))
+    };
+    let sb = w / 8;
+    each(
+        n,
+        64,
+        64,
+        |i| {
+            // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
+            // 64 bytes); 32 bytes out at a multiple of 32 from the
+            // destination.
+            unsafe {
+                let v = super::step_vectors(src.add(sb * i), sb);
+                put256::<NT>(dst.add(i / 2), nibbles(bytes(v)));
+            }
+        },
+        |i, left| {
+            // SAFETY: elements i .. i + left are within n (and the bytes
+            // that hold them).
+            unsafe {
+                let v = super::part_vectors(src.add(sb * i), sb, left);
+                let keep = super::first_lanes(left.div_ceil(2)) as u32;
+                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(bytes(v)));
+            }
+        },
+    );
+}
