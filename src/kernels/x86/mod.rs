@@ -8,7 +8,9 @@
 //! float64, complex128, int32 and uint32 into them; and the 64-bit
 //! integers with the 16-, 8-, 4- and 1-bit formats. The AVX-512 level adds
 //! whole kernels among the wide dtypes (`avx512/wide.rs`) and whole
-//! kernels where they beat the lanes (`avx512::patch`). At both levels,
+//! kernels where they beat the lanes (`avx512::patch`). bit with the
+//! dtypes of 8 and 4 bits (AVX2) or with most others (AVX-512) by masks,
+//! not lanes (`bits.rs`, `avx512/bits.rs`). At both levels,
 //! the pairs of machine types still without a kernel (the integers among
 //! themselves; at AVX2 also the 64-bit integers, float64 <-> the 32-bit
 //! integers and complex128) get a map the compiler vectorizes
@@ -35,6 +37,7 @@
 
 mod avx2;
 mod avx512;
+mod bits;
 mod native;
 mod steps;
 
@@ -426,6 +429,21 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
                     [I4In<true>, I4In<false>, E2m1In] => [F16Out]);
                 pairs!(t, k_lanes<avx2::Bf16Words>, Side;
                     [I4In<true>, I4In<false>, E2m1In, E4m3In] => [Bf16Out]);
+            }
+            // bit with the dtypes of 8 and 4 bits by masks (`bits.rs`).
+            {
+                use crate::ffi::*;
+                use steps::dtype_bits;
+                macro_rules! bit_pairs {
+                    ($($d:ident)*) => {$({
+                        entry!(from, bits::from_bit2[{ $d }], 1, dtype_bits($d), MXCSR_RN);
+                        set(&mut t, NX_BIT, $d, from);
+                        entry!(into, bits::to_bit2[{ $d }], dtype_bits($d), 1, MXCSR_RN);
+                        set(&mut t, $d, NX_BIT, into);
+                    })*};
+                }
+                bit_pairs!(NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8 NX_UINT8 NX_INT4
+                    NX_UINT4 NX_BOOL);
             }
             native::fill::<false>(&mut t);
             native::replace_lanes::<false>(&mut t);

@@ -1,50 +1,16 @@
-//! The 1-bit dtype (bit) with the others by masks, without lanes. From
-//! bit, each source bit picks one of two codes of the destination
-//! (`from_bit`: the bits spread to byte masks, one VPBLENDMB a vector);
-//! into bit, each destination bit tells whether any of some bits of the
-//! source's code is set (`to_bit`: one VPTESTM a vector, no conversion).
-//! What each needs comes from the scalar reference at a dtype's first use:
-//! the codes that bit 0 and bit 1 convert to, and the code bits that, set
-//! alone, make a source true. (That a code is true exactly when one of
-//! those bits is set, for every code, is what the kernel tests hold
-//! against the reference: every code of the sources of up to 16 bits,
-//! boundaries and random codes of the wider ones.) The lanes these replace
-//! widen to float32 and encode.
+//! The 1-bit dtype (bit) with the others by masks at AVX-512, every
+//! width (`super::super::bits` has the tables the scalar reference makes,
+//! and the AVX2 level's kernels). From bit, each source bit picks one of
+//! two codes of the destination (`from_bit`: the bits spread to byte masks,
+//! one VPBLENDMB a vector); into bit, each destination bit tells whether
+//! any of some bits of the source's code is set (`to_bit`: one VPTESTM a
+//! vector, no conversion). The lanes these replace widen to float32 and
+//! encode.
 
+use super::super::bits::{codes, every, other, truth};
 use super::super::put256;
 use super::{each, first_lanes, full, put512};
-use crate::kernels::scalar;
-use crate::table::{Dtype, COUNT};
 use std::arch::x86_64::*;
-use std::sync::OnceLock;
-
-/// The dtype of a code of the table's constants, not bit itself.
-#[allow(clippy::panic)] // only in constant blocks: would fail the build
-const fn other(code: i32) -> Dtype {
-    match Dtype::from_code(code) {
-        Some(d) if d.bits() != 1 => d,
-        _ => panic!("a dtype other than bit"),
-    }
-}
-
-const BIT: Dtype = crate::value::dtype_of::<{ crate::ffi::NX_BIT as usize }>();
-
-/// Bit 0 of every `b`-bit field of 64 bits (`b` a power of two up to 64),
-/// shifted up `p`.
-const fn every(b: usize, p: usize) -> u64 {
-    let mut m = 0u64;
-    let mut i = 0;
-    while i < 64 {
-        m |= 1 << i;
-        i += b;
-    }
-    m << p
-}
-
-/// 64 bytes of `code` (its first `len` bytes) over and over.
-fn repeat(code: &[u8], len: usize) -> [u8; 64] {
-    std::array::from_fn(|i| code.get(i % len.max(1)).copied().unwrap_or(0))
-}
 
 /// The 64-byte vector of `v`.
 #[inline]
@@ -52,55 +18,6 @@ fn repeat(code: &[u8], len: usize) -> [u8; 64] {
 fn vector(v: &[u8; 64]) -> __m512i {
     // SAFETY: 64 bytes.
     unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
-}
-
-/// For `from_bit` into `d`: the codes that bit 0 and bit 1 convert to,
-/// each repeated through 64 bytes (a 4-bit code in both nibbles).
-fn codes(d: Dtype) -> &'static [[u8; 64]; 2] {
-    static MADE: [OnceLock<[[u8; 64]; 2]>; COUNT] = [const { OnceLock::new() }; COUNT];
-    static NONE: OnceLock<[[u8; 64]; 2]> = OnceLock::new();
-    MADE.get(d.code() as usize)
-        .unwrap_or(&NONE)
-        .get_or_init(|| {
-            // Elements 0 (bit 0) and 1 (bit 1).
-            let mut out = [0u8; 32];
-            scalar::run(BIT, d, &[0b10], &mut out, 2);
-            let len = d.bits() as usize / 8;
-            if len == 0 {
-                let [z, o] = [out[0] & 0x0F, out[0] >> 4].map(|c| c | c << 4);
-                [[z; 64], [o; 64]]
-            } else {
-                let (z, o) = out.split_at(len);
-                [repeat(z, len), repeat(o, len)]
-            }
-        })
-}
-
-/// For `to_bit` from `s`: the code bits that, set alone, convert to 1,
-/// repeated through 64 bytes (a 4-bit code's in both nibbles).
-fn truth(s: Dtype) -> &'static [u8; 64] {
-    static MADE: [OnceLock<[u8; 64]>; COUNT] = [const { OnceLock::new() }; COUNT];
-    static NONE: OnceLock<[u8; 64]> = OnceLock::new();
-    MADE.get(s.code() as usize)
-        .unwrap_or(&NONE)
-        .get_or_init(|| {
-            let b = s.bits() as usize;
-            let mut mask = [0u8; 16];
-            for p in 0..b {
-                let mut one = [0u8; 16];
-                let mut out = [0u8; 1];
-                if let (Some(x), Some(m)) = (one.get_mut(p / 8), mask.get_mut(p / 8)) {
-                    *x = 1 << (p % 8);
-                    scalar::run(s, BIT, &one, &mut out, 1);
-                    *m |= (out[0] & 1) << (p % 8);
-                }
-            }
-            if b == 4 {
-                [mask[0] | mask[0] << 4; 64]
-            } else {
-                repeat(&mask, b / 8)
-            }
-        })
 }
 
 /// bit -> dtype `D`, `n` elements: 64 a step (8 source bytes, `k`), each

@@ -1,0 +1,229 @@
+//! The 1-bit dtype (bit) with the others by masks, without lanes: what
+//! both levels' kernels take from the scalar reference (`codes`, `truth`),
+//! and the AVX2 level's kernels for the dtypes of 8 and 4 bits
+//! (`avx512/bits.rs` has the AVX-512 level's, for every width). From bit,
+//! each source bit picks one of two codes of the destination, the codes
+//! that bit 0 and bit 1 convert to; into bit, each destination bit tells
+//! whether any of the source code's bits that, set alone, convert to 1 is
+//! set. (That a code is true exactly then, for every code, is what the
+//! kernel tests hold against the reference: every code of the sources of
+//! up to 16 bits, boundaries and random codes of the wider ones.)
+
+use super::put256;
+use crate::kernels::scalar;
+use crate::table::{Dtype, COUNT};
+use std::arch::x86_64::*;
+use std::sync::OnceLock;
+
+/// The dtype of a code of the table's constants, not bit itself.
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+pub(super) const fn other(code: i32) -> Dtype {
+    match Dtype::from_code(code) {
+        Some(d) if d.bits() != 1 => d,
+        _ => panic!("a dtype other than bit"),
+    }
+}
+
+const BIT: Dtype = crate::value::dtype_of::<{ crate::ffi::NX_BIT as usize }>();
+
+/// Bit 0 of every `b`-bit field of 64 bits (`b` a power of two up to 64),
+/// shifted up `p`.
+pub(super) const fn every(b: usize, p: usize) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < 64 {
+        m |= 1 << i;
+        i += b;
+    }
+    m << p
+}
+
+/// 64 bytes of `code` (its first `len` bytes) over and over.
+fn repeat(code: &[u8], len: usize) -> [u8; 64] {
+    std::array::from_fn(|i| code.get(i % len.max(1)).copied().unwrap_or(0))
+}
+
+/// For `from_bit` into `d`: the codes that bit 0 and bit 1 convert to,
+/// each repeated through 64 bytes (a 4-bit code in both nibbles).
+pub(super) fn codes(d: Dtype) -> &'static [[u8; 64]; 2] {
+    static MADE: [OnceLock<[[u8; 64]; 2]>; COUNT] = [const { OnceLock::new() }; COUNT];
+    static NONE: OnceLock<[[u8; 64]; 2]> = OnceLock::new();
+    MADE.get(d.code() as usize)
+        .unwrap_or(&NONE)
+        .get_or_init(|| {
+            // Elements 0 (bit 0) and 1 (bit 1).
+            let mut out = [0u8; 32];
+            scalar::run(BIT, d, &[0b10], &mut out, 2);
+            let len = d.bits() as usize / 8;
+            if len == 0 {
+                let [z, o] = [out[0] & 0x0F, out[0] >> 4].map(|c| c | c << 4);
+                [[z; 64], [o; 64]]
+            } else {
+                let (z, o) = out.split_at(len);
+                [repeat(z, len), repeat(o, len)]
+            }
+        })
+}
+
+/// For `to_bit` from `s`: the code bits that, set alone, convert to 1,
+/// repeated through 64 bytes (a 4-bit code's in both nibbles).
+pub(super) fn truth(s: Dtype) -> &'static [u8; 64] {
+    static MADE: [OnceLock<[u8; 64]>; COUNT] = [const { OnceLock::new() }; COUNT];
+    static NONE: OnceLock<[u8; 64]> = OnceLock::new();
+    MADE.get(s.code() as usize)
+        .unwrap_or(&NONE)
+        .get_or_init(|| {
+            let b = s.bits() as usize;
+            let mut mask = [0u8; 16];
+            for p in 0..b {
+                let mut one = [0u8; 16];
+                let mut out = [0u8; 1];
+                if let (Some(x), Some(m)) = (one.get_mut(p / 8), mask.get_mut(p / 8)) {
+                    *x = 1 << (p % 8);
+                    scalar::run(s, BIT, &one, &mut out, 1);
+                    *m |= (out[0] & 1) << (p % 8);
+                }
+            }
+            if b == 4 {
+                [mask[0] | mask[0] << 4; 64]
+            } else {
+                repeat(&mask, b / 8)
+            }
+        })
+}
+
+/// The 32-byte vector of the first 32 bytes of `v`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn vector(v: &[u8; 64]) -> __m256i {
+    // SAFETY: 32 of the 64 bytes.
+    unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
+}
+
+/// The loop of the AVX2 kernels: `step(i, from, to)` converts the `g`
+/// elements from element i (whole bytes of both sides), reading `from` and
+/// writing `to` (the caller's bytes, or for the last few elements, fewer
+/// than `g`, copies on the stack that hold them, 32-byte aligned: `sbits`
+/// and `dbits` bits an element, at most 32 bytes a step).
+///
+/// # Safety
+/// `src` and `dst` hold `n` elements of `sbits` and `dbits` bits.
+#[inline(always)]
+unsafe fn steps(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    (sbits, dbits): (usize, usize),
+    g: usize,
+    mut step: impl FnMut(*const u8, *mut u8),
+) {
+    let mut i = 0;
+    while i + g <= n {
+        // SAFETY: elements i .. i + g are within n.
+        unsafe { step(src.add(i * sbits / 8), dst.add(i * dbits / 8)) };
+        i += g;
+    }
+    if i < n {
+        let left = n - i;
+        // Aligned: a step may store its vector non-temporally.
+        #[repr(C, align(32))]
+        struct Step([u8; 32]);
+        let (mut from, mut to) = (Step([0; 32]), Step([0; 32]));
+        // SAFETY: the bytes of elements i .. n of both sides (the last of
+        // a sub-byte side may be half used); the copies hold a step's.
+        unsafe {
+            let (a, b) = ((left * sbits).div_ceil(8), (left * dbits).div_ceil(8));
+            std::ptr::copy_nonoverlapping(src.add(i * sbits / 8), from.0.as_mut_ptr(), a);
+            step(from.0.as_ptr(), to.0.as_mut_ptr());
+            std::ptr::copy_nonoverlapping(to.0.as_ptr(), dst.add(i * dbits / 8), b);
+        }
+    }
+}
+
+/// bit -> `D`, a dtype of 8 or 4 bits, at AVX2: 32 elements' bits (4
+/// bytes, broadcast) spread to one a byte (VPSHUFB), tested, and the
+/// destination's two codes blended by the result; into 4 bits the even and
+/// the odd elements apart (PEXT), blending the low and the high nibbles.
+///
+/// # Safety
+/// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let d = const {
+        let d = other(D);
+        assert!(d.bits() == 4 || d.bits() == 8);
+        d
+    };
+    let b = d.bits() as usize;
+    let [zero, one] = codes(d);
+    let (zero, one) = (vector(zero), vector(one));
+    // Byte j takes source byte j / 8 (each 128-bit lane holds all four).
+    let spread = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3,
+        3, 3,
+    );
+    let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
+    // The codes of the 32 elements of `k`.
+    let pick = |k: u32| {
+        let x = _mm256_and_si256(
+            _mm256_shuffle_epi8(_mm256_set1_epi32(k as i32), spread),
+            bit,
+        );
+        _mm256_blendv_epi8(zero, one, _mm256_cmpeq_epi8(x, bit))
+    };
+    let low = _mm256_set1_epi8(0x0F);
+    // SAFETY: the caller's elements; a step's 4 or 8 source bytes and 32
+    // destination bytes, 32-byte aligned from the destination.
+    unsafe {
+        steps(src, dst, n, (1, b), 256 / b, |from, to| {
+            let v = if b == 8 {
+                pick(u32::from_le(from.cast::<u32>().read_unaligned()))
+            } else {
+                let k = u64::from_le(from.cast::<u64>().read_unaligned());
+                let (lo, hi) = (_pext_u64(k, every(2, 0)), _pext_u64(k, every(2, 1)));
+                let (lo, hi) = (pick(lo as u32), pick(hi as u32));
+                _mm256_or_si256(_mm256_and_si256(lo, low), _mm256_andnot_si256(low, hi))
+            };
+            put256::<NT>(to, v);
+        })
+    }
+}
+
+/// `S`, a dtype of 8 or 4 bits, -> bit at AVX2: 32 bytes tested against
+/// `S`'s true bits (compared with zero, VPMOVMSKB); a 4-bit source's low
+/// and high nibbles apart, interleaved (PDEP). (Both forms store the bits
+/// with ordinary stores: an eighth or a quarter of what a step moves.)
+///
+/// # Safety
+/// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let s = const {
+        let s = other(S);
+        assert!(s.bits() == 4 || s.bits() == 8);
+        s
+    };
+    let b = s.bits() as usize;
+    let t = vector(truth(s));
+    let low = _mm256_set1_epi8(0x0F);
+    let (lo_t, hi_t) = (_mm256_and_si256(t, low), _mm256_andnot_si256(low, t));
+    // The bytes of `x` with a bit of `m` set, one bit a byte.
+    let any = |x: __m256i, m: __m256i| {
+        let z = _mm256_cmpeq_epi8(_mm256_and_si256(x, m), _mm256_setzero_si256());
+        !(_mm256_movemask_epi8(z) as u32)
+    };
+    // SAFETY: the caller's elements; a step's 32 source bytes, and 4 or 8
+    // destination bytes.
+    unsafe {
+        steps(src, dst, n, (b, 1), 256 / b, |from, to| {
+            let x = _mm256_loadu_si256(from.cast());
+            if b == 8 {
+                to.cast::<u32>().write_unaligned(any(x, t).to_le());
+            } else {
+                let (lo, hi) = (any(x, lo_t), any(x, hi_t));
+                let k = _pdep_u64(lo.into(), every(2, 0)) | _pdep_u64(hi.into(), every(2, 1));
+                to.cast::<u64>().write_unaligned(k.to_le());
+            }
+        })
+    }
+}
