@@ -92,6 +92,16 @@ pub(super) fn truth(s: Dtype) -> &'static [u8; 64] {
         })
 }
 
+/// The dtype of a code of the table's constants: one of 8 or 4 bits, the
+/// AVX2 kernels' other side.
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+const fn small(code: i32) -> Dtype {
+    match other(code) {
+        d if d.bits() == 4 || d.bits() == 8 => d,
+        _ => panic!("a dtype of 8 or 4 bits"),
+    }
+}
+
 /// The 32-byte vector of the first 32 bytes of `v`.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -149,11 +159,7 @@ unsafe fn steps(
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let d = const {
-        let d = other(D);
-        assert!(d.bits() == 4 || d.bits() == 8);
-        d
-    };
+    let d = const { small(D) };
     let b = d.bits() as usize;
     let [zero, one] = codes(d);
     let (zero, one) = (vector(zero), vector(one));
@@ -198,11 +204,7 @@ pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut 
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let s = const {
-        let s = other(S);
-        assert!(s.bits() == 4 || s.bits() == 8);
-        s
-    };
+    let s = const { small(S) };
     let b = s.bits() as usize;
     let t = vector(truth(s));
     let low = _mm256_set1_epi8(0x0F);
