@@ -92,13 +92,13 @@ pub(super) fn truth(s: Dtype) -> &'static [u8; 64] {
         })
 }
 
-/// The dtype of a code of the table's constants: one of 8 or 4 bits, the
-/// AVX2 kernels' other side.
+/// The dtype of a code of the table's constants, the AVX2 kernels' other
+/// side: one of 8 or 4 bits, or if `wide` up to 64.
 #[allow(clippy::panic)] // only in constant blocks: would fail the build
-const fn small(code: i32) -> Dtype {
+const fn small(code: i32, wide: bool) -> Dtype {
     match other(code) {
-        d if d.bits() == 4 || d.bits() == 8 => d,
-        _ => panic!("a dtype of 8 or 4 bits"),
+        d if d.bits() == 4 || d.bits() == 8 || wide && d.bits() <= 64 => d,
+        _ => panic!("a dtype of 8 or 4 bits (up to 64 if wide)"),
     }
 }
 
@@ -114,12 +114,12 @@ fn vector(v: &[u8; 64]) -> __m256i {
 /// elements from element i (whole bytes of both sides), reading `from` and
 /// writing `to` (the caller's bytes, or for the last few elements, fewer
 /// than `g`, copies on the stack that hold them, 32-byte aligned: `sbits`
-/// and `dbits` bits an element, at most 32 bytes a step).
+/// and `dbits` bits an element, at most `B` bytes a step).
 ///
 /// # Safety
 /// `src` and `dst` hold `n` elements of `sbits` and `dbits` bits.
 #[inline(always)]
-unsafe fn steps(
+unsafe fn steps<const B: usize>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
@@ -137,8 +137,8 @@ unsafe fn steps(
         let left = n - i;
         // Aligned: a step may store its vector non-temporally.
         #[repr(C, align(32))]
-        struct Step([u8; 32]);
-        let (mut from, mut to) = (Step([0; 32]), Step([0; 32]));
+        struct Step<const B: usize>([u8; B]);
+        let (mut from, mut to) = (Step([0; B]), Step([0; B]));
         // SAFETY: the bytes of elements i .. n of both sides (the last of
         // a sub-byte side may be half used); the copies hold a step's.
         unsafe {
@@ -159,7 +159,7 @@ unsafe fn steps(
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let d = const { small(D) };
+    let d = const { small(D, false) };
     let b = d.bits() as usize;
     let [zero, one] = codes(d);
     let (zero, one) = (vector(zero), vector(one));
@@ -181,7 +181,7 @@ pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut 
     // SAFETY: the caller's elements; a step's 4 or 8 source bytes and 32
     // destination bytes, 32-byte aligned from the destination.
     unsafe {
-        steps(src, dst, n, (1, b), 256 / b, |from, to| {
+        steps::<32>(src, dst, n, (1, b), 256 / b, |from, to| {
             let v = if b == 8 {
                 pick(u32::from_le(from.cast::<u32>().read_unaligned()))
             } else {
@@ -195,16 +195,18 @@ pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut 
     }
 }
 
-/// `S`, a dtype of 8 or 4 bits, -> bit at AVX2: 32 bytes tested against
-/// `S`'s true bits (compared with zero, VPMOVMSKB); a 4-bit source's low
-/// and high nibbles apart, interleaved (PDEP). (Both forms store the bits
-/// with ordinary stores: an eighth or a quarter of what a step moves.)
+/// `S`, a dtype of 4 to 64 bits, -> bit at AVX2: 32 bytes at a time
+/// tested against `S`'s true bits (compared with zero at the element's
+/// width, VPMOVMSKB; a wider element's byte bits taken one an element,
+/// PEXT); a 4-bit source's low and high nibbles apart, interleaved (PDEP).
+/// (Both forms store the bits with ordinary stores: at most a quarter of
+/// what a step moves.)
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let s = const { small(S) };
+    let s = const { small(S, true) };
     let b = s.bits() as usize;
     let t = vector(truth(s));
     let low = _mm256_set1_epi8(0x0F);
@@ -214,10 +216,30 @@ pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         let z = _mm256_cmpeq_epi8(_mm256_and_si256(x, m), _mm256_setzero_si256());
         !(_mm256_movemask_epi8(z) as u32)
     };
-    // SAFETY: the caller's elements; a step's 32 source bytes, and 4 or 8
-    // destination bytes.
+    // The elements of `x` (of `b` bits) with a bit of `t` set, one bit an
+    // element.
+    let wide = |x: __m256i| {
+        let (x, z) = (_mm256_and_si256(x, t), _mm256_setzero_si256());
+        let eq = match b {
+            16 => _mm256_cmpeq_epi16(x, z),
+            32 => _mm256_cmpeq_epi32(x, z),
+            _ => _mm256_cmpeq_epi64(x, z),
+        };
+        _pext_u32(!(_mm256_movemask_epi8(eq) as u32), every(b / 8, 0) as u32)
+    };
+    // SAFETY: the caller's elements; a step's 32 b / 8 source bytes (32
+    // elements from 16 bits up), and 4 or 8 destination bytes.
     unsafe {
-        steps(src, dst, n, (b, 1), 256 / b, |from, to| {
+        if b >= 16 {
+            return steps::<256>(src, dst, n, (b, 1), 32, |from, to| {
+                let per = 256 / b;
+                let k = (0..b / 8).fold(0u32, |k, j| {
+                    k | wide(_mm256_loadu_si256(from.add(32 * j).cast())) << (per * j)
+                });
+                to.cast::<u32>().write_unaligned(k.to_le());
+            });
+        }
+        steps::<32>(src, dst, n, (b, 1), 256 / b, |from, to| {
             let x = _mm256_loadu_si256(from.cast());
             if b == 8 {
                 to.cast::<u32>().write_unaligned(any(x, t).to_le());

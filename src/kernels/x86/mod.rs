@@ -444,6 +444,14 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
                 }
                 bit_pairs!(NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8 NX_UINT8 NX_INT4
                     NX_UINT4 NX_BOOL);
+                macro_rules! into_bit {
+                    ($($s:ident)*) => {$({
+                        entry!(into, bits::to_bit2[{ $s }], dtype_bits($s), 1, MXCSR_RN);
+                        set(&mut t, $s, NX_BIT, into);
+                    })*};
+                }
+                into_bit!(NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16 NX_INT32 NX_UINT32 NX_FLOAT64
+                    NX_INT64 NX_UINT64);
             }
             native::fill::<false>(&mut t);
             native::replace_lanes::<false>(&mut t);
