@@ -1,7 +1,8 @@
 //! The 1-bit dtype (bit) with the others by masks, without lanes: what
 //! both levels' kernels take from the scalar reference (`codes`, `truth`),
-//! and the AVX2 level's kernels for the dtypes of 8 and 4 bits
-//! (`avx512/bits.rs` has the AVX-512 level's, for every width). From bit,
+//! and the AVX2 level's kernels: bit with the dtypes of 8 and 4 bits both
+//! ways, and into bit from those of 16 to 64 bits (`avx512/bits.rs` has
+//! the AVX-512 level's, for every width). From bit,
 //! each source bit picks one of two codes of the destination, the codes
 //! that bit 0 and bit 1 convert to; into bit, each destination bit tells
 //! whether any of the source code's bits that, set alone, convert to 1 is

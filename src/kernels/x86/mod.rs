@@ -9,11 +9,11 @@
 //! integers with the 16-, 8-, 4- and 1-bit formats. The AVX-512 level adds
 //! whole kernels among the wide dtypes (`avx512/wide.rs`) and whole
 //! kernels where they beat the lanes (`avx512::patch`). bit with the
-//! dtypes of 8 and 4 bits (AVX2) or with most others (AVX-512) by masks,
-//! not lanes (`bits.rs`, `avx512/bits.rs`). At both levels,
-//! the pairs of machine types still without a kernel (the integers among
-//! themselves; at AVX2 also the 64-bit integers, float64 <-> the 32-bit
-//! integers and complex128) get a map the compiler vectorizes
+//! dtypes of 8 and 4 bits and from those up to 64 (AVX2), or with most
+//! others (AVX-512), by masks, not lanes (`bits.rs`, `avx512/bits.rs`).
+//! At both levels, the pairs of machine types still without a kernel (the
+//! integers among themselves; at AVX2 also the 64-bit integers, float64
+//! <-> the 32-bit integers and complex128) get a map the compiler vectorizes
 //! (`native.rs`), so that no pair is left to the scalar reference. The
 //! dispatch table is built once per level.
 //!
@@ -430,7 +430,9 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
                 pairs!(t, k_lanes<avx2::Bf16Words>, Side;
                     [I4In<true>, I4In<false>, E2m1In, E4m3In] => [Bf16Out]);
             }
-            // bit with the dtypes of 8 and 4 bits by masks (`bits.rs`).
+            // bit with the dtypes of 8 and 4 bits by masks (`bits.rs`), and
+            // into bit from those of 16 to 64 bits but float32 and
+            // complex64 (0.77-0.98x, `make bench-levels`).
             {
                 use crate::ffi::*;
                 use steps::dtype_bits;
