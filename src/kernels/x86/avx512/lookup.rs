@@ -643,11 +643,7 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
 ) {
     let (s, d) = const {
         match (Dtype::from_code(S), Dtype::from_code(D)) {
-            (Some(s), Some(d))
-                if s.bits() == 4 && matches!(d.bits(), 16 | 32 | 64) && nibble_source(S) < 3 =>
-            {
-                (s, d)
-            }
+            (Some(s), Some(d)) if s.bits() == 4 && matches!(d.bits(), 16 | 32 | 64) => (s, d),
             _ => panic!("a 4-bit source into 16, 32 or 64 bits"),
         }
     };
@@ -658,6 +654,13 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
         Some(v) => unsafe { _mm512_loadu_si512(v.as_ptr().cast()) },
         None => _mm512_setzero_si512(),
     });
+    // Byte i of the 8 at `p` in quadword i, its high nibble in the high
+    // dword: 16 elements, one a dword.
+    let dwords = |p: *const u8| {
+        // SAFETY: the caller's 8 bytes at `p`.
+        let b = _mm512_cvtepu8_epi64(unsafe { _mm_loadl_epi64(p.cast()) });
+        _mm512_or_si512(b, _mm512_slli_epi64::<28>(b))
+    };
     // The results of the 64 elements whose 32 bytes are at `p`: `w / 8`
     // vectors.
     let results = |p: *const u8| {
@@ -676,17 +679,12 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
                 }
                 32 => {
                     for (j, x) in v.iter_mut().take(4).enumerate() {
-                        // Byte i of 8 in quadword i, its high nibble in
-                        // the high dword.
-                        let b = _mm512_cvtepu8_epi64(_mm_loadl_epi64(p.add(8 * j).cast()));
-                        let i = _mm512_or_si512(b, _mm512_slli_epi64::<28>(b));
-                        *x = _mm512_permutexvar_epi32(i, t0);
+                        *x = _mm512_permutexvar_epi32(dwords(p.add(8 * j)), t0);
                     }
                 }
                 _ => {
                     for (j, x) in v.chunks_exact_mut(2).enumerate() {
-                        let b = _mm512_cvtepu8_epi64(_mm_loadl_epi64(p.add(8 * j).cast()));
-                        let i = _mm512_or_si512(b, _mm512_slli_epi64::<28>(b));
+                        let i = dwords(p.add(8 * j));
                         let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(i));
                         let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(i));
                         if let [a, b] = x {
