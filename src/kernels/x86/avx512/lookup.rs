@@ -602,10 +602,10 @@ const fn nibble_source(s: i32) -> usize {
     }
 }
 
-/// The codes of dtype `d` (16, 32 or 64 bits) that the 16 codes of the
-/// 4-bit dtype `s` convert to, as `widen4`'s tables: 32 words (the 16
-/// codes twice), 16 dwords, or 16 quadwords; made at first use by the
-/// scalar reference.
+/// The codes of dtype `d` (16, 32 or 64 bits, or complex128) that the 16
+/// codes of the 4-bit dtype `s` convert to, as `widen4`'s tables: 32 words
+/// (the 16 codes twice), 16 dwords, or 16 quadwords (of complex128 the real
+/// parts); made at first use by the scalar reference.
 fn widen4_table(s: Dtype, d: Dtype) -> &'static [u8; 128] {
     static MADE: [OnceLock<[u8; 128]>; 3 * crate::table::COUNT] =
         [const { OnceLock::new() }; 3 * crate::table::COUNT];
@@ -614,7 +614,16 @@ fn widen4_table(s: Dtype, d: Dtype) -> &'static [u8; 128] {
     MADE.get(k).unwrap_or(&NONE).get_or_init(|| {
         let codes: [u8; 8] = std::array::from_fn(|i| ((2 * i) | ((2 * i + 1) << 4)) as u8);
         let mut t = [0u8; 128];
-        scalar::run(s, d, &codes, &mut t, 16);
+        if d.bits() == 128 {
+            // complex128: the real parts (`widen4` zeroes the imaginary).
+            let mut c = [0u8; 256];
+            scalar::run(s, d, &codes, &mut c, 16);
+            for (r, z) in t.chunks_exact_mut(8).zip(c.chunks_exact(16)) {
+                r.copy_from_slice(z.get(..8).unwrap_or(&[0; 8]));
+            }
+        } else {
+            scalar::run(s, d, &codes, &mut t, 16);
+        }
         if d.bits() == 16 {
             t.copy_within(0..32, 32);
         }
@@ -622,16 +631,18 @@ fn widen4_table(s: Dtype, d: Dtype) -> &'static [u8; 128] {
     })
 }
 
-/// float4_e2m1fn, int4 or uint4 (`S`) -> a dtype `D` of 16, 32 or 64 bits,
-/// each element's code looked up whole among `D`'s 16 (`widen4_table`):
-/// the source nibbles spread to the lanes of the results, each in its
-/// lane's low four bits, index of one permute (VPERMW, whose index bit 4,
-/// left from the next nibble, picks the table's second copy; VPERMD; two
-/// tables and VPERMT2Q). The lanes these replace widen to float32 and
-/// encode. AVX-512 F/BW alone. Results of 32 and 64 bits are stored 256
-/// bits at a time: the stores bind, and sustain more at that width past
-/// L1 (1.03-1.11x at 131072 elements, `make bench-levels`; 1.00x at
-/// 16384).
+/// float4_e2m1fn, int4 or uint4 (`S`) -> a dtype `D` of 16, 32 or 64 bits
+/// or complex128, each element's code looked up whole among `D`'s 16
+/// (`widen4_table`): the source nibbles spread to the lanes of the
+/// results, each in its lane's low four bits, index of one permute
+/// (VPERMW, whose index bit 4, left from the next nibble, picks the
+/// table's second copy; VPERMD; two tables and VPERMT2Q; complex128 the
+/// last at every other quadword, the imaginary parts zeroed: a real
+/// source's are +0). The lanes these replace widen to float32 and encode.
+/// AVX-512 F/BW alone. Results of 32 bits and more are stored 256 bits at
+/// a time: the stores bind, and sustain more at that width past L1
+/// (1.03-1.11x at 131072 elements, `make bench-levels`, 1.00x at 16384;
+/// complex128 1.40-1.45x at 4096 to 131072 elements).
 ///
 /// # Safety
 /// As `super::super::call`'s kernels.
@@ -643,8 +654,12 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
 ) {
     let (s, d) = const {
         match (Dtype::from_code(S), Dtype::from_code(D)) {
-            (Some(s), Some(d)) if s.bits() == 4 && matches!(d.bits(), 16 | 32 | 64) => (s, d),
-            _ => panic!("a 4-bit source into 16, 32 or 64 bits"),
+            (Some(s), Some(d))
+                if s.bits() == 4 && (matches!(d.bits(), 16 | 32 | 64) || D == NX_COMPLEX128) =>
+            {
+                (s, d)
+            }
+            _ => panic!("a 4-bit source into 16, 32, 64 bits or complex128"),
         }
     };
     let w = d.bits() as usize;
@@ -664,7 +679,7 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
     // The results of the 64 elements whose 32 bytes are at `p`: `w / 8`
     // vectors.
     let results = |p: *const u8| {
-        let mut v = [_mm512_setzero_si512(); 8];
+        let mut v = [_mm512_setzero_si512(); 16];
         // SAFETY: (every read) the caller's 32 bytes at `p`.
         unsafe {
             match w {
@@ -682,8 +697,22 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
                         *x = _mm512_permutexvar_epi32(dwords(p.add(8 * j)), t0);
                     }
                 }
+                128 => {
+                    // Element 4 g + k's index in dword 4 k (quadword 2 k,
+                    // the real part) of vector g; the imaginary parts, the
+                    // odd quadwords, zeroed by the mask.
+                    let spread = _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0);
+                    for (j, x) in v.chunks_exact_mut(4).enumerate() {
+                        let i = dwords(p.add(8 * j));
+                        for (g, y) in x.iter_mut().enumerate() {
+                            let at = _mm512_add_epi32(spread, _mm512_set1_epi32(4 * g as i32));
+                            let q = _mm512_permutexvar_epi32(at, i);
+                            *y = _mm512_maskz_permutex2var_epi64(0x55, t0, q, t1);
+                        }
+                    }
+                }
                 _ => {
-                    for (j, x) in v.chunks_exact_mut(2).enumerate() {
+                    for (j, x) in v.chunks_exact_mut(2).enumerate().take(4) {
                         let i = dwords(p.add(8 * j));
                         let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(i));
                         let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(i));

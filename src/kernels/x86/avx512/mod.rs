@@ -1281,7 +1281,7 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
     // (`lookup::widen4`), over the lanes (`make bench-levels`, 16384 and
     // 131072 elements): into int16 and uint16 2.9-3.6x, float16 and
     // bfloat16 1.17-1.20x, 32 bits 1.04-1.3x, 64 bits 1.0-1.2x (bound by
-    // the stores; not complex64: 0.91-1.05x).
+    // the stores), complex128 1.26-1.47x (not complex64: 0.91-1.05x).
     macro_rules! widened {
         ($($s:ident)*) => {
             whole! { MXCSR_RN; $(
@@ -1295,6 +1295,7 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
                 $s -> NX_INT64: lookup::widen4[{ $s }, { NX_INT64 }];
                 $s -> NX_UINT64: lookup::widen4[{ $s }, { NX_UINT64 }];
                 $s -> NX_FLOAT64: lookup::widen4[{ $s }, { NX_FLOAT64 }];
+                $s -> NX_COMPLEX128: lookup::widen4[{ $s }, { NX_COMPLEX128 }];
             )* }
         };
     }
