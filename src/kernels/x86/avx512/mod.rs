@@ -1300,18 +1300,21 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
         };
     }
     widened!(NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN);
-    // The integers of 16 to 64 bits into int4 and uint4 (`wide::to_int4`),
-    // over the lanes (`make bench-levels`, 16384 and 131072 elements):
-    // from 16 bits 2.1-3.0x, 32 bits 2.1-2.8x, 64 bits 1.6-2.5x.
-    macro_rules! into_int4 {
+    // The integers of 16 to 64 bits into int4, uint4 and float4_e2m1fn
+    // (`wide::to_4bit`), over the lanes (`make bench-levels`, 16384 and
+    // 131072 elements): into int4/uint4 from 16 bits 2.1-3.0x, 32 bits
+    // 2.1-2.8x, 64 bits 1.6-2.5x; into float4_e2m1fn 3.8-4.8x, 3.2-3.8x,
+    // 2.0-2.9x.
+    macro_rules! into_4bit {
         ($($s:ident)*) => {
             whole! { MXCSR_RN; $(
-                $s -> NX_INT4: wide::to_int4[{ $s }, { NX_INT4 }];
-                $s -> NX_UINT4: wide::to_int4[{ $s }, { NX_UINT4 }];
+                $s -> NX_INT4: wide::to_4bit[{ $s }, { NX_INT4 }];
+                $s -> NX_UINT4: wide::to_4bit[{ $s }, { NX_UINT4 }];
+                $s -> NX_FLOAT4_E2M1FN: wide::to_4bit[{ $s }, { NX_FLOAT4_E2M1FN }];
             )* }
         };
     }
-    into_int4!(NX_INT16 NX_UINT16 NX_INT32 NX_UINT32 NX_INT64 NX_UINT64);
+    into_4bit!(NX_INT16 NX_UINT16 NX_INT32 NX_UINT32 NX_INT64 NX_UINT64);
     if is_x86_feature_detected!("avx512bf16") {
         whole! { MXCSR_RN; NX_FLOAT32 -> NX_BFLOAT16: f32_to_bf16_ne; }
     }

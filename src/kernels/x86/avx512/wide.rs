@@ -9,13 +9,16 @@
 //! above it (unsigned, once negatives and NaN are 0: VMAXPD returns its
 //! second operand, 0, for a NaN), and is fixed up elsewhere. Int -> int
 //! saturates (VPMOVS*, VPMOVUS*, or a clamp first), into int4 and uint4
-//! too (`to_int4`).
+//! too (`to_4bit`), and into float4_e2m1fn.
 
 use super::super::put256;
 use super::full;
 use super::{each, halves, join, map16, put512, reg256, Lanes16};
+use crate::ffi::NX_FLOAT4_E2M1FN;
+use crate::kernels::scalar;
 use crate::table::Dtype;
 use std::arch::x86_64::*;
+use std::sync::OnceLock;
 
 type Z = __m512i;
 
@@ -319,33 +322,74 @@ wide!(u64_to_c64, Q16 => Q16, |x: Q16| Q16(
     x.0.map(|v| _mm512_cvtepu32_epi64(_mm256_castps_si256(_mm512_cvtepu64_ps(v))))
 ));
 
-/// The integers of 16, 32 and 64 bits (`S`) -> int4 or uint4 (`D`),
-/// saturating: each lane clamped to `D`'s range at its own width
-/// (VPMAXS and VPMINS, or VPMINU alone for an unsigned source), the lanes
-/// narrowed to bytes by packing (the low dwords of quadwords by VPERMT2D,
-/// then VPACKSSDW and VPACKSSWB, to which the clamp leaves nothing to
-/// saturate, and one permute to undo their 128-bit lanes), the bytes
-/// paired into nibbles (`pair_nibbles`), 64 elements a step. The lanes
-/// these replace go through float32.
+/// The codes of float4_e2m1fn (`d`) that the integers -6 ..= 6 of dtype
+/// `s` convert to, at index v & 15 (`to_4bit`'s VPSHUFB table; integers past
+/// them saturate as 6 and -6 do); made at first use by the scalar
+/// reference.
+fn e2m1_of_ints(s: Dtype, d: Dtype) -> &'static [u8; 16] {
+    static MADE: [OnceLock<[u8; 16]>; crate::table::COUNT] =
+        [const { OnceLock::new() }; crate::table::COUNT];
+    static NONE: OnceLock<[u8; 16]> = OnceLock::new();
+    MADE.get(s.code() as usize)
+        .unwrap_or(&NONE)
+        .get_or_init(|| {
+            let mut t = [0u8; 16];
+            let wide = s.bits() as usize / 8;
+            for v in -6i64..=6 {
+                // v in the source's bytes (a signed one's two's complement; an
+                // unsigned source's negatives are never looked up).
+                let bytes = v.to_le_bytes();
+                let mut code = [0u8];
+                scalar::run(s, d, bytes.get(..wide).unwrap_or(&[]), &mut code, 1);
+                if let Some(c) = t.get_mut((v & 15) as usize) {
+                    *c = code[0] & 0x0F;
+                }
+            }
+            t
+        })
+}
+
+/// The integers of 16, 32 and 64 bits (`S`) -> int4, uint4 or
+/// float4_e2m1fn (`D`), saturating: each lane clamped to `D`'s range at
+/// its own width (VPMAXS and VPMINS, or VPMINU alone for an unsigned
+/// source; float4_e2m1fn's integers -6 ..= 6, past which it saturates),
+/// the lanes narrowed to bytes by packing (the low dwords of quadwords by
+/// VPERMT2D, then VPACKSSDW and VPACKSSWB, to which the clamp leaves
+/// nothing to saturate, and one permute to undo their 128-bit lanes),
+/// float4_e2m1fn's codes looked up by the bytes' low nibbles (VPSHUFB,
+/// `e2m1_of_ints`), the bytes paired into nibbles (`pair_nibbles`), 64
+/// elements a step. The lanes these replace go through float32.
 ///
 /// # Safety
 /// As `super::super::call`'s kernels.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn to_int4<const S: i32, const D: i32, const NT: bool>(
+pub unsafe fn to_4bit<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
 ) {
-    let (w, signed, (lo, hi)) = const {
+    let (s, d, w, signed, (lo, hi)) = const {
         match (Dtype::from_code(S), Dtype::from_code(D)) {
             (Some(s), Some(d)) => match (s.int_range(), d.int_range()) {
-                (Some((smin, _)), Some(r)) if matches!(s.bits(), 16 | 32 | 64) && d.bits() == 4 => {
-                    (s.bits() as usize, smin < 0, (r.0 as i64, r.1 as i64))
+                (Some((smin, _)), r) if matches!(s.bits(), 16 | 32 | 64) && d.bits() == 4 => {
+                    let r = match r {
+                        Some(r) => (r.0 as i64, r.1 as i64),
+                        None => (-6, 6),
+                    };
+                    (s, d, s.bits() as usize, smin < 0, r)
                 }
-                _ => panic!("an integer of 16 to 64 bits into a 4-bit one"),
+                _ => panic!("an integer of 16 to 64 bits into a 4-bit dtype"),
             },
-            _ => panic!("an integer of 16 to 64 bits into a 4-bit one"),
+            _ => panic!("an integer of 16 to 64 bits into a 4-bit dtype"),
         }
+    };
+    // float4_e2m1fn's codes by the clamped integers' low nibbles.
+    let e2m1 = D == NX_FLOAT4_E2M1FN;
+    let table = if e2m1 {
+        // SAFETY: 16 bytes.
+        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(e2m1_of_ints(s, d).as_ptr().cast()) })
+    } else {
+        _mm512_setzero_si512()
     };
     // A source vector clamped into [lo, hi].
     let clamp = |x: Z| match (w, signed) {
@@ -391,6 +435,11 @@ pub unsafe fn to_int4<const S: i32, const D: i32, const NT: bool>(
     // 32 bytes of nibbles, two elements a byte (low first).
     let nibbles = |b: Z| {
         let b = _mm512_and_si512(b, _mm512_set1_epi8(0x0F));
+        let b = if e2m1 {
+            _mm512_shuffle_epi8(table, b)
+        } else {
+            b
+        };
         reg256(_mm512_cvtepi16_epi8(super::pair_nibbles(b)))
     };
     let sb = w / 8;
