@@ -9,12 +9,14 @@
 //! above it (unsigned, once negatives and NaN are 0: VMAXPD returns its
 //! second operand, 0, for a NaN), and is fixed up elsewhere. Int -> int
 //! saturates (VPMOVS*, VPMOVUS*, or a clamp first), into int4 and uint4
-//! too (`to_4bit`), and into float4_e2m1fn.
+//! too (`to_4bit`), and into float4_e2m1fn. The 32- and 64-bit integers
+//! into float16 through float32 (`ints_f32`), which `narrow_bytes` also
+//! reads them as.
 
 use super::super::put256;
 use super::full;
 use super::{each, halves, join, map16, put512, reg256, Lanes16};
-use crate::ffi::NX_FLOAT4_E2M1FN;
+use crate::ffi::{NX_FLOAT4_E2M1FN, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64};
 use crate::kernels::scalar;
 use crate::table::Dtype;
 use std::arch::x86_64::*;
@@ -219,6 +221,43 @@ wide!(u64_to_f32, Q16 => Z, |x: Q16| {
     let [a, b] = x.0.map(|v| _mm256_castps_si256(_mm512_cvtepu64_ps(v)));
     join(a, b)
 });
+/// 16 integers of dtype `S` (`Z`: 32 bits, or `Q16`'s two vectors) as
+/// float32: exact up to 2^24 in magnitude, and past it (rounded, and
+/// conversion is monotonic) 2^24 or more, where float16 is infinite (from
+/// 65520) and every float8 and float4 code its largest or infinity. A
+/// kernel of float32 into those then gives each integer's code, rounded
+/// once.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+pub(super) fn ints_f32<const S: i32>(v: [Z; 2]) -> Z {
+    let [a, b] = v;
+    let q = |x: Z| {
+        _mm256_castps_si256(if S == NX_INT64 {
+            _mm512_cvtepi64_ps(x)
+        } else {
+            _mm512_cvtepu64_ps(x)
+        })
+    };
+    _mm512_castps_si512(match S {
+        NX_INT32 => _mm512_cvtepi32_ps(a),
+        NX_UINT32 => _mm512_cvtepu32_ps(a),
+        _ => _mm512_castsi512_ps(join(q(a), q(b))),
+    })
+}
+
+// 32- and 64-bit integers -> float16, rounded once (`ints_f32`).
+wide!(i32_to_f16, Z => __m256i, |x: Z| f16s(ints_f32::<{ NX_INT32 }>([x, x])));
+wide!(u32_to_f16, Z => __m256i, |x: Z| f16s(ints_f32::<{ NX_UINT32 }>([x, x])));
+wide!(i64_to_f16, Q16 => __m256i, |x: Q16| f16s(ints_f32::<{ NX_INT64 }>(x.0)));
+wide!(u64_to_f16, Q16 => __m256i, |x: Q16| f16s(ints_f32::<{ NX_UINT64 }>(x.0)));
+
+/// 16 float32 as float16, rounded to nearest-even.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn f16s(x: Z) -> __m256i {
+    _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_castsi512_ps(x))
+}
+
 // 32-bit integers -> float64, exactly.
 wide!(i32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepi32_pd(h)))));
 wide!(u32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepu32_pd(h)))));
