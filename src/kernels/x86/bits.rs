@@ -1,8 +1,9 @@
 //! The 1-bit dtype (bit) with the others by masks, without lanes: what
 //! both levels' kernels take from the scalar reference (`codes`, `truth`),
 //! and the AVX2 level's kernels: bit with the dtypes of 8 and 4 bits both
-//! ways, and into bit from those of 16 to 64 bits (`avx512/bits.rs` has
-//! the AVX-512 level's, for every width). From bit,
+//! ways, into bit from those of 16 to 64 bits, and bool into those of 8
+//! and 4 bits (`avx512/bits.rs` has the AVX-512 level's, for every
+//! width). From bit,
 //! each source bit picks one of two codes of the destination, the codes
 //! that bit 0 and bit 1 convert to; into bit, each destination bit tells
 //! whether any of the source code's bits that, set alone, convert to 1 is
@@ -11,6 +12,7 @@
 //! up to 16 bits, boundaries and random codes of the wider ones.)
 
 use super::put256;
+use crate::ffi::{NX_BIT, NX_BOOL};
 use crate::kernels::scalar;
 use crate::table::{Dtype, COUNT};
 use std::arch::x86_64::*;
@@ -160,6 +162,34 @@ unsafe fn steps<const B: usize>(
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
 pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { from_truth2::<{ NX_BIT }, D, NT>(src, dst, n) }
+}
+
+/// bool -> `D`, as `from_bit2`: each source byte compared with zero
+/// (true iff not zero, which converts as bit 1 does: SEMANTICS.md), into 8
+/// bits the compare blending the codes itself, into 4 bits its byte mask
+/// (VPMOVMSKB) taken as the bits.
+///
+/// # Safety
+/// As `from_bit2`.
+#[target_feature(enable = "avx2,bmi2")]
+pub unsafe fn from_bool2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { from_truth2::<{ NX_BOOL }, D, NT>(src, dst, n) }
+}
+
+/// bit or bool (`S`) -> `D`: `from_bit2`, `from_bool2`.
+///
+/// # Safety
+/// As `from_bit2`.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let d = const { small(D, false) };
     let b = d.bits() as usize;
     let [zero, one] = codes(d);
@@ -178,21 +208,45 @@ pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut 
         );
         _mm256_blendv_epi8(zero, one, _mm256_cmpeq_epi8(x, bit))
     };
+    // The zero bytes of 32 bools at `p`.
+    let falses = |p: *const u8| {
+        // SAFETY: the step's 32 bytes at `p` (below).
+        let x = unsafe { _mm256_loadu_si256(p.cast()) };
+        _mm256_cmpeq_epi8(x, _mm256_setzero_si256())
+    };
     let low = _mm256_set1_epi8(0x0F);
-    // SAFETY: the caller's elements; a step's 4 or 8 source bytes and 32
-    // destination bytes, 32-byte aligned from the destination.
-    unsafe {
-        steps::<32>(src, dst, n, (1, b), 256 / b, |from, to| {
-            let v = if b == 8 {
+    let step = |from: *const u8, to: *mut u8| {
+        // SAFETY: a step's 4 or 8 source bytes (bool: 32 or 64) and 32
+        // destination bytes, 32-byte aligned from the destination.
+        unsafe {
+            let v = if b == 8 && S == NX_BOOL {
+                _mm256_blendv_epi8(one, zero, falses(from))
+            } else if b == 8 {
                 pick(u32::from_le(from.cast::<u32>().read_unaligned()))
             } else {
-                let k = u64::from_le(from.cast::<u64>().read_unaligned());
+                let k = if S == NX_BOOL {
+                    let m = |j: usize| {
+                        u64::from(!(_mm256_movemask_epi8(falses(from.add(32 * j))) as u32))
+                    };
+                    m(0) | m(1) << 32
+                } else {
+                    u64::from_le(from.cast::<u64>().read_unaligned())
+                };
                 let (lo, hi) = (_pext_u64(k, every(2, 0)), _pext_u64(k, every(2, 1)));
                 let (lo, hi) = (pick(lo as u32), pick(hi as u32));
                 _mm256_or_si256(_mm256_and_si256(lo, low), _mm256_andnot_si256(low, hi))
             };
             put256::<NT>(to, v);
-        })
+        }
+    };
+    let sbits = if S == NX_BOOL { 8 } else { 1 };
+    // SAFETY: the caller's elements; a step's bytes as above (at most 64).
+    unsafe {
+        if S == NX_BOOL && b == 4 {
+            steps::<64>(src, dst, n, (sbits, b), 256 / b, step)
+        } else {
+            steps::<32>(src, dst, n, (sbits, b), 256 / b, step)
+        }
     }
 }
 

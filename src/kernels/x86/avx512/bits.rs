@@ -4,12 +4,14 @@
 //! two codes of the destination (`from_bit`: the bits spread to byte masks,
 //! one VPBLENDMB a vector); into bit, each destination bit tells whether
 //! any of some bits of the source's code is set (`to_bit`: one VPTESTM a
-//! vector, no conversion). The lanes these replace widen to float32 and
-//! encode.
+//! vector, no conversion). bool -> the others likewise, its bytes tested
+//! for the bits (`from_bool`). The lanes these replace widen to float32
+//! and encode.
 
 use super::super::bits::{codes, every, other, truth};
 use super::super::put256;
 use super::{each, first_lanes, full, put512};
+use crate::ffi::{NX_BIT, NX_BOOL};
 use std::arch::x86_64::*;
 
 /// The 64-byte vector of `v`.
@@ -30,6 +32,33 @@ fn vector(v: &[u8; 64]) -> __m512i {
 /// As `super::super::call`'s kernels, on a CPU with AVX-512 BW and BMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
 pub unsafe fn from_bit<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { from_truth::<{ NX_BIT }, D, NT>(src, dst, n) }
+}
+
+/// bool -> dtype `D`, as `from_bit` with the bits of 64 source bytes a
+/// step (VPTESTMB: true iff not zero), each picking the code bit 1 (true)
+/// or bit 0 converts to (SEMANTICS.md: bool and bit convert alike).
+///
+/// # Safety
+/// As `from_bit`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
+pub unsafe fn from_bool<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { from_truth::<{ NX_BOOL }, D, NT>(src, dst, n) }
+}
+
+/// bit or bool (`S`) -> `D`: `from_bit`, `from_bool`.
+///
+/// # Safety
+/// As `from_bit`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
+unsafe fn from_truth<const S: i32, const D: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let bytes = const { other(D).bits() as usize / 8 };
     // 256-bit vectors where the stores bind, which sustain more at that
     // width past L1; 512-bit ones into 8 and 16 bits while the results fit
@@ -40,20 +69,20 @@ pub unsafe fn from_bit<const D: i32, const NT: bool>(src: *const u8, dst: *mut u
     // SAFETY: forwarded.
     unsafe {
         if bytes <= 2 && n * bytes <= 32 << 10 {
-            picks::<D, 64, NT>(src, dst, n)
+            picks::<S, D, 64, NT>(src, dst, n)
         } else {
-            picks::<D, 32, NT>(src, dst, n)
+            picks::<S, D, 32, NT>(src, dst, n)
         }
     }
 }
 
-/// `from_bit` in vectors of `W` bytes (32 or 64) for 8 bits and more.
+/// `from_truth` in vectors of `W` bytes (32 or 64) for 8 bits and more.
 ///
 /// # Safety
 /// As `from_bit`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
-unsafe fn picks<const D: i32, const W: usize, const NT: bool>(
+unsafe fn picks<const S: i32, const D: i32, const W: usize, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
@@ -108,10 +137,15 @@ unsafe fn picks<const D: i32, const W: usize, const NT: bool>(
         64,
         |i| {
             // SAFETY: elements i .. i + 64 are within n: 8 source bytes
-            // from i / 8, 8 b result bytes from i b / 8, a multiple of 32
-            // (4 bits) or `w` from the destination.
+            // from i / 8 (bool: 64 from i), 8 b result bytes from i b / 8,
+            // a multiple of 32 (4 bits) or `w` from the destination.
             unsafe {
-                let k = u64::from_le(src.add(i / 8).cast::<u64>().read_unaligned());
+                let k = if S == NX_BOOL {
+                    let v = _mm512_loadu_si512(src.add(i).cast());
+                    _mm512_test_epi8_mask(v, v)
+                } else {
+                    u64::from_le(src.add(i / 8).cast::<u64>().read_unaligned())
+                };
                 let at = dst.add(i * b / 8);
                 if b == 4 {
                     put256::<NT>(at, nibbles(k));
@@ -124,12 +158,18 @@ unsafe fn picks<const D: i32, const W: usize, const NT: bool>(
         |i, left| {
             let mut k = [0u8; 8];
             let len = (left * b).div_ceil(8);
-            // SAFETY: the source bytes of elements i .. i + left; their
-            // results' `len` bytes (the last of 4 bits may be half used)
-            // within the destination's.
+            // SAFETY: the source bytes of elements i .. i + left (bool:
+            // masked loads, nothing past them read); their results' `len`
+            // bytes (the last of 4 bits may be half used) within the
+            // destination's.
             unsafe {
-                std::ptr::copy_nonoverlapping(src.add(i / 8), k.as_mut_ptr(), left.div_ceil(8));
-                let k = u64::from_le_bytes(k);
+                let k = if S == NX_BOOL {
+                    let v = full::_mm512_maskz_loadu_epi8(first_lanes(left), src.add(i).cast());
+                    _mm512_test_epi8_mask(v, v)
+                } else {
+                    std::ptr::copy_nonoverlapping(src.add(i / 8), k.as_mut_ptr(), left.div_ceil(8));
+                    u64::from_le_bytes(k)
+                };
                 let at = dst.add(i * b / 8);
                 if b == 4 {
                     full::_mm256_mask_storeu_epi8(at.cast(), first_lanes(len) as u32, nibbles(k));
