@@ -1,9 +1,9 @@
 //! The 1-bit dtype (bit) with the others by masks, without lanes: what
 //! both levels' kernels take from the scalar reference (`codes`, `truth`),
 //! and the AVX2 level's kernels: bit with the dtypes of 8 and 4 bits both
-//! ways, into bit from those of 16 to 64 bits, and bool into those of 8
-//! and 4 bits (`avx512/bits.rs` has the AVX-512 level's, for every
-//! width). From bit,
+//! ways and from bit into those of 16 bits, into bit from those of 16 to
+//! 64 bits, and bool into those of 4 to 16 bits (`avx512/bits.rs` has the
+//! AVX-512 level's, for every width). From bit,
 //! each source bit picks one of two codes of the destination, the codes
 //! that bit 0 and bit 1 convert to; into bit, each destination bit tells
 //! whether any of the source code's bits that, set alone, convert to 1 is
@@ -96,12 +96,12 @@ pub(super) fn truth(s: Dtype) -> &'static [u8; 64] {
 }
 
 /// The dtype of a code of the table's constants, the AVX2 kernels' other
-/// side: one of 8 or 4 bits, or if `wide` up to 64.
+/// side: one of 4 to 16 bits, or if `wide` up to 64.
 #[allow(clippy::panic)] // only in constant blocks: would fail the build
 const fn small(code: i32, wide: bool) -> Dtype {
     match other(code) {
-        d if d.bits() == 4 || d.bits() == 8 || wide && d.bits() <= 64 => d,
-        _ => panic!("a dtype of 8 or 4 bits (up to 64 if wide)"),
+        d if d.bits() == 4 || d.bits() == 8 || d.bits() == 16 || wide && d.bits() <= 64 => d,
+        _ => panic!("a dtype of 4 to 16 bits (up to 64 if wide)"),
     }
 }
 
@@ -153,10 +153,12 @@ unsafe fn steps<const B: usize>(
     }
 }
 
-/// bit -> `D`, a dtype of 8 or 4 bits, at AVX2: 32 elements' bits (4
+/// bit -> `D`, a dtype of 4, 8 or 16 bits, at AVX2: 32 elements' bits (4
 /// bytes, broadcast) spread to one a byte (VPSHUFB), tested, and the
 /// destination's two codes blended by the result; into 4 bits the even and
-/// the odd elements apart (PEXT), blending the low and the high nibbles.
+/// the odd elements apart (PEXT), blending the low and the high nibbles;
+/// into 16 bits 16 elements' bits broadcast to words, each tested for its
+/// own.
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
@@ -168,8 +170,8 @@ pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut 
 
 /// bool -> `D`, as `from_bit2`: each source byte compared with zero
 /// (true iff not zero, which converts as bit 1 does: SEMANTICS.md), into 8
-/// bits the compare blending the codes itself, into 4 bits its byte mask
-/// (VPMOVMSKB) taken as the bits.
+/// bits the compare blending the codes itself (into 16 widened to words,
+/// VPMOVSXBW), into 4 bits its byte mask (VPMOVMSKB) taken as the bits.
 ///
 /// # Safety
 /// As `from_bit2`.
@@ -215,10 +217,52 @@ unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
         _mm256_cmpeq_epi8(x, _mm256_setzero_si256())
     };
     let low = _mm256_set1_epi8(0x0F);
+    // Bit j of word j.
+    let words = _mm256_setr_epi16(
+        1,
+        2,
+        4,
+        8,
+        16,
+        32,
+        64,
+        128,
+        256,
+        512,
+        1024,
+        2048,
+        4096,
+        8192,
+        16384,
+        i16::MIN,
+    );
     let step = |from: *const u8, to: *mut u8| {
         // SAFETY: a step's 4 or 8 source bytes (bool: 32 or 64) and 32
-        // destination bytes, 32-byte aligned from the destination.
+        // destination bytes (16 bits: 64), 32-byte aligned from the
+        // destination.
         unsafe {
+            if b == 16 {
+                // 32 elements, 16 a vector: word j false where bool byte j
+                // is zero, true where bit j is set.
+                if S == NX_BOOL {
+                    let f = falses(from);
+                    for (j, h) in [_mm256_castsi256_si128(f), _mm256_extracti128_si256::<1>(f)]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let v = _mm256_blendv_epi8(one, zero, _mm256_cvtepi8_epi16(h));
+                        put256::<NT>(to.add(32 * j), v);
+                    }
+                } else {
+                    let k = u32::from_le(from.cast::<u32>().read_unaligned());
+                    for j in 0..2 {
+                        let x = _mm256_set1_epi16((k >> (16 * j)) as i16);
+                        let t = _mm256_cmpeq_epi16(_mm256_and_si256(x, words), words);
+                        put256::<NT>(to.add(32 * j), _mm256_blendv_epi8(zero, one, t));
+                    }
+                }
+                return;
+            }
             let v = if b == 8 && S == NX_BOOL {
                 _mm256_blendv_epi8(one, zero, falses(from))
             } else if b == 8 {
@@ -240,12 +284,14 @@ unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
         }
     };
     let sbits = if S == NX_BOOL { 8 } else { 1 };
+    // Elements a step: a vector of results, two of 16 bits.
+    let g = if b == 16 { 32 } else { 256 / b };
     // SAFETY: the caller's elements; a step's bytes as above (at most 64).
     unsafe {
-        if S == NX_BOOL && b == 4 {
-            steps::<64>(src, dst, n, (sbits, b), 256 / b, step)
+        if S == NX_BOOL && b == 4 || b == 16 {
+            steps::<64>(src, dst, n, (sbits, b), g, step)
         } else {
-            steps::<32>(src, dst, n, (sbits, b), 256 / b, step)
+            steps::<32>(src, dst, n, (sbits, b), g, step)
         }
     }
 }
