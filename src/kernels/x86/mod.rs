@@ -432,49 +432,34 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
             }
             // bit with the dtypes of 8 and 4 bits by masks (`bits.rs`), and
             // into bit from those of 16 to 64 bits but float32 and
-            // complex64 (0.77-0.98x, `make bench-levels`).
+            // complex64 (0.77-0.98x, `make bench-levels`). bool into them
+            // too, over its lanes (16384 and 131072 elements): into float8
+            // 10-15x (3.7 -> 54 Gelem/s, where the scalar reference gave
+            // 47-63), float4_e2m1fn 5.2-5.8x, int4 and uint4 2.2x, float16
+            // 1.3-1.4x, bfloat16 1.9-2.1x (the integers of 8 and 16 bits:
+            // `native`'s maps, below). And bit into the 16-bit dtypes
+            // (1.6-2.7x).
             {
                 use crate::ffi::*;
                 use steps::dtype_bits;
-                macro_rules! bit_pairs {
-                    ($($d:ident)*) => {$({
-                        entry!(from, bits::from_bit2[{ $d }], 1, dtype_bits($d), MXCSR_RN);
-                        set(&mut t, NX_BIT, $d, from);
-                        entry!(into, bits::to_bit2[{ $d }], dtype_bits($d), 1, MXCSR_RN);
-                        set(&mut t, $d, NX_BIT, into);
+                // `kernel::<D>` for `s -> D`, each D listed.
+                macro_rules! masks {
+                    ($k:ident, $s:ident -> $($d:ident)*) => {$({
+                        entry!(e, bits::$k[{ $d }], dtype_bits($s), dtype_bits($d), MXCSR_RN);
+                        set(&mut t, $s, $d, e);
+                    })*};
+                    ($k:ident, $($s:ident)* -> $d:ident) => {$({
+                        entry!(e, bits::$k[{ $s }], dtype_bits($s), dtype_bits($d), MXCSR_RN);
+                        set(&mut t, $s, $d, e);
                     })*};
                 }
-                bit_pairs!(NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8 NX_UINT8 NX_INT4
-                    NX_UINT4 NX_BOOL);
-                macro_rules! into_bit {
-                    ($($s:ident)*) => {$({
-                        entry!(into, bits::to_bit2[{ $s }], dtype_bits($s), 1, MXCSR_RN);
-                        set(&mut t, $s, NX_BIT, into);
-                    })*};
-                }
-                into_bit!(NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16 NX_INT32 NX_UINT32 NX_FLOAT64
-                    NX_INT64 NX_UINT64);
-                // bool into them too, over its lanes (16384 and 131072
-                // elements): into float8 10-15x (3.7 -> 54 Gelem/s, where
-                // the scalar reference gave 47-63), float4_e2m1fn 5.2-5.8x,
-                // int4 and uint4 2.2x, float16 1.3-1.4x, bfloat16 1.9-2.1x
-                // (the integers of 8 and 16 bits: `native`'s maps, below).
-                // And bit into the 16-bit dtypes (1.6-2.7x).
-                macro_rules! from_bool {
-                    ($($d:ident)*) => {$({
-                        entry!(from, bits::from_bool2[{ $d }], 8, dtype_bits($d), MXCSR_RN);
-                        set(&mut t, NX_BOOL, $d, from);
-                    })*};
-                }
-                from_bool!(NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT4 NX_UINT4
-                    NX_FLOAT16 NX_BFLOAT16);
-                macro_rules! from_bit16 {
-                    ($($d:ident)*) => {$({
-                        entry!(from, bits::from_bit2[{ $d }], 1, dtype_bits($d), MXCSR_RN);
-                        set(&mut t, NX_BIT, $d, from);
-                    })*};
-                }
-                from_bit16!(NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16);
+                masks!(from_bit2, NX_BIT -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8
+                    NX_UINT8 NX_INT4 NX_UINT4 NX_BOOL NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16);
+                masks!(to_bit2, NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8 NX_UINT8
+                    NX_INT4 NX_UINT4 NX_BOOL NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16 NX_INT32
+                    NX_UINT32 NX_FLOAT64 NX_INT64 NX_UINT64 -> NX_BIT);
+                masks!(from_bool2, NX_BOOL -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN
+                    NX_INT4 NX_UINT4 NX_FLOAT16 NX_BFLOAT16);
             }
             native::fill::<false>(&mut t);
             native::replace_lanes::<false>(&mut t);
