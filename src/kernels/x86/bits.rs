@@ -27,7 +27,7 @@ pub(super) const fn other(code: i32) -> Dtype {
     }
 }
 
-const BIT: Dtype = crate::value::dtype_of::<{ crate::ffi::NX_BIT as usize }>();
+const BIT: Dtype = crate::value::dtype_of::<{ NX_BIT as usize }>();
 
 /// Bit 0 of every `b`-bit field of 64 bits (`b` a power of two up to 64),
 /// shifted up `p`.
@@ -46,7 +46,7 @@ fn repeat(code: &[u8], len: usize) -> [u8; 64] {
     std::array::from_fn(|i| code.get(i % len.max(1)).copied().unwrap_or(0))
 }
 
-/// For `from_bit` into `d`: the codes that bit 0 and bit 1 convert to,
+/// For `from_truth` into `d`: the codes that bit 0 and bit 1 convert to,
 /// each repeated through 64 bytes (a 4-bit code in both nibbles).
 pub(super) fn codes(d: Dtype) -> &'static [[u8; 64]; 2] {
     static MADE: [OnceLock<[[u8; 64]; 2]>; COUNT] = [const { OnceLock::new() }; COUNT];
@@ -153,41 +153,21 @@ unsafe fn steps<const B: usize>(
     }
 }
 
-/// bit -> `D`, a dtype of 4, 8 or 16 bits, at AVX2: 32 elements' bits (4
-/// bytes, broadcast) spread to one a byte (VPSHUFB), tested, and the
-/// destination's two codes blended by the result; into 4 bits the even and
-/// the odd elements apart (PEXT), blending the low and the high nibbles;
-/// into 16 bits 16 elements' bits broadcast to words, each tested for its
-/// own.
+/// bit or bool (`S`) -> `D`, a dtype of 4, 8 or 16 bits, at AVX2. From
+/// bit: 32 elements' bits (4 bytes, broadcast) spread to one a byte
+/// (VPSHUFB), tested, and the destination's two codes blended by the
+/// result; into 4 bits the even and the odd elements apart (PEXT),
+/// blending the low and the high nibbles; into 16 bits 16 elements' bits
+/// broadcast to words, each tested for its own. From bool: each source
+/// byte compared with zero (true iff not zero, which converts as bit 1
+/// does: SEMANTICS.md), into 8 bits the compare blending the codes itself
+/// (into 16 widened to words, VPMOVSXBW), into 4 bits its byte mask
+/// (VPMOVMSKB) taken as the bits.
 ///
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
-pub unsafe fn from_bit2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { from_truth2::<{ NX_BIT }, D, NT>(src, dst, n) }
-}
-
-/// bool -> `D`, as `from_bit2`: each source byte compared with zero
-/// (true iff not zero, which converts as bit 1 does: SEMANTICS.md), into 8
-/// bits the compare blending the codes itself (into 16 widened to words,
-/// VPMOVSXBW), into 4 bits its byte mask (VPMOVMSKB) taken as the bits.
-///
-/// # Safety
-/// As `from_bit2`.
-#[target_feature(enable = "avx2,bmi2")]
-pub unsafe fn from_bool2<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { from_truth2::<{ NX_BOOL }, D, NT>(src, dst, n) }
-}
-
-/// bit or bool (`S`) -> `D`: `from_bit2`, `from_bool2`.
-///
-/// # Safety
-/// As `from_bit2`.
-#[inline]
-#[target_feature(enable = "avx2,bmi2")]
-unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
+pub unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,

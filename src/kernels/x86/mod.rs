@@ -9,8 +9,9 @@
 //! integers with the 16-, 8-, 4- and 1-bit formats. The AVX-512 level adds
 //! whole kernels among the wide dtypes (`avx512/wide.rs`) and whole
 //! kernels where they beat the lanes (`avx512::patch`). bit with the
-//! dtypes of 8 and 4 bits and from those up to 64 (AVX2), or with most
-//! others (AVX-512), by masks, not lanes (`bits.rs`, `avx512/bits.rs`).
+//! others, and bool into them, by masks, not lanes (`bits.rs` at AVX2 for
+//! the dtypes of 4 to 16 bits and into bit from up to 64; `avx512/bits.rs`
+//! for most).
 //! At both levels, the pairs of machine types still without a kernel (the
 //! integers among themselves; at AVX2 also the 64-bit integers, float64
 //! <-> the 32-bit integers and complex128) get a map the compiler vectorizes
@@ -451,10 +452,11 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
             {
                 use crate::ffi::*;
                 use steps::dtype_bits;
-                // `kernel::<D>` for `s -> D`, each D listed.
+                // `from_truth2::<S, D>` for `S -> D`, each D listed;
+                // `to_bit2::<S>` for each `S -> bit`.
                 macro_rules! masks {
                     ($k:ident, $s:ident -> $($d:ident)*) => {$({
-                        entry!(e, bits::$k[{ $d }], dtype_bits($s), dtype_bits($d), MXCSR_RN);
+                        entry!(e, bits::$k[{ $s }, { $d }], dtype_bits($s), dtype_bits($d), MXCSR_RN);
                         set(&mut t, $s, $d, e);
                     })*};
                     ($k:ident, $($s:ident)* -> $d:ident) => {$({
@@ -462,12 +464,12 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
                         set(&mut t, $s, $d, e);
                     })*};
                 }
-                masks!(from_bit2, NX_BIT -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8
+                masks!(from_truth2, NX_BIT -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8
                     NX_UINT8 NX_INT4 NX_UINT4 NX_BOOL NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16);
                 masks!(to_bit2, NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT8 NX_UINT8
                     NX_INT4 NX_UINT4 NX_BOOL NX_FLOAT16 NX_BFLOAT16 NX_INT16 NX_UINT16 NX_INT32
                     NX_UINT32 NX_FLOAT64 NX_INT64 NX_UINT64 -> NX_BIT);
-                masks!(from_bool2, NX_BOOL -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN
+                masks!(from_truth2, NX_BOOL -> NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN
                     NX_INT4 NX_UINT4 NX_FLOAT16 NX_BFLOAT16);
             }
             native::fill::<false>(&mut t);

@@ -1,17 +1,17 @@
 //! The 1-bit dtype (bit) with the others by masks at AVX-512, every
 //! width (`super::super::bits` has the tables the scalar reference makes,
 //! and the AVX2 level's kernels). From bit, each source bit picks one of
-//! two codes of the destination (`from_bit`: the bits spread to byte masks,
+//! two codes of the destination (`from_truth`: the bits spread to byte masks,
 //! one VPBLENDMB a vector); into bit, each destination bit tells whether
 //! any of some bits of the source's code is set (`to_bit`: one VPTESTM a
 //! vector, no conversion). bool -> the others likewise, its bytes tested
-//! for the bits (`from_bool`). The lanes these replace widen to float32
+//! for the bits (`from_truth` too). The lanes these replace widen to float32
 //! and encode.
 
 use super::super::bits::{codes, every, other, truth};
 use super::super::put256;
 use super::{each, first_lanes, full, put512};
-use crate::ffi::{NX_BIT, NX_BOOL};
+use crate::ffi::NX_BOOL;
 use std::arch::x86_64::*;
 
 /// The 64-byte vector of `v`.
@@ -22,39 +22,18 @@ fn vector(v: &[u8; 64]) -> __m512i {
     unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
 }
 
-/// bit -> dtype `D`, `n` elements: 64 a step (8 source bytes, `k`), each
-/// vector of their results a blend of `D`'s two codes under the bits
-/// spread to its bytes (PDEP, and a multiply that fills each element's
-/// bytes); into 4 bits one 256-bit vector, the even and the odd elements'
-/// bits taken apart (PEXT) blending the low and the high nibbles.
+/// bit or bool (`S`) -> dtype `D`, `n` elements: 64 a step, their bits
+/// `k` (bit: 8 source bytes; bool: VPTESTMB of 64, true iff not zero,
+/// which converts as bit 1 does: SEMANTICS.md), each vector of their
+/// results a blend of `D`'s two codes under the bits spread to its bytes
+/// (PDEP, and a multiply that fills each element's bytes); into 4 bits one
+/// 256-bit vector, the even and the odd elements' bits taken apart (PEXT)
+/// blending the low and the high nibbles.
 ///
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX-512 BW and BMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
-pub unsafe fn from_bit<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { from_truth::<{ NX_BIT }, D, NT>(src, dst, n) }
-}
-
-/// bool -> dtype `D`, as `from_bit` with the bits of 64 source bytes a
-/// step (VPTESTMB: true iff not zero), each picking the code bit 1 (true)
-/// or bit 0 converts to (SEMANTICS.md: bool and bit convert alike).
-///
-/// # Safety
-/// As `from_bit`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
-pub unsafe fn from_bool<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { from_truth::<{ NX_BOOL }, D, NT>(src, dst, n) }
-}
-
-/// bit or bool (`S`) -> `D`: `from_bit`, `from_bool`.
-///
-/// # Safety
-/// As `from_bit`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
-unsafe fn from_truth<const S: i32, const D: i32, const NT: bool>(
+pub unsafe fn from_truth<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
@@ -79,7 +58,7 @@ unsafe fn from_truth<const S: i32, const D: i32, const NT: bool>(
 /// `from_truth` in vectors of `W` bytes (32 or 64) for 8 bits and more.
 ///
 /// # Safety
-/// As `from_bit`.
+/// As `from_truth`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
 unsafe fn picks<const S: i32, const D: i32, const W: usize, const NT: bool>(

@@ -1299,7 +1299,7 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
     macro_rules! bit_pairs {
         (from: $($d:ident)*; into: $($s:ident)*) => {
             whole! { MXCSR_RN;
-                $(NX_BIT -> $d: bits::from_bit[{ $d }];)*
+                $(NX_BIT -> $d: bits::from_truth[{ NX_BIT }, { $d }];)*
                 $($s -> NX_BIT: bits::to_bit[{ $s }];)*
             }
         };
@@ -1311,14 +1311,14 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
         into: NX_FLOAT64 NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT64 NX_UINT64
             NX_INT32 NX_UINT32 NX_BOOL
     }
-    // bool by masks too (`bits::from_bool`), over its lookups and lanes
+    // bool by masks too (`bits::from_truth`), over its lookups and lanes
     // (as above): into float16 2.4x / 1.3x, bfloat16 1.6x / 1.02x,
     // float8 2.3x / 1.13x, the 4-bit dtypes 1.3x / 1.45x, float64 1.08x /
     // 1.13x, int16 and uint16 1.11x / 0.97-1.04x (not the others:
     // 0.92-1.04x).
     macro_rules! bool_pairs {
         ($($d:ident)*) => {
-            whole! { MXCSR_RN; $(NX_BOOL -> $d: bits::from_bool[{ $d }];)* }
+            whole! { MXCSR_RN; $(NX_BOOL -> $d: bits::from_truth[{ NX_BOOL }, { $d }];)* }
         };
     }
     bool_pairs!(NX_FLOAT64 NX_FLOAT16 NX_BFLOAT16 NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN
@@ -1488,7 +1488,7 @@ mod tests {
             checked += 1;
         }
         // narrow_bytes' 14 pairs (the floats' 6, the integers' 8),
-        // to_e2m1's four, the lookups but bool's (`bits::from_bool` serves
+        // to_e2m1's four, the lookups but bool's (`bits::from_truth` serves
         // those on every AVX-512 CPU).
         let looked_up = lookup::PAIRS.iter().filter(|p| p.0 != crate::ffi::NX_BOOL);
         assert_eq!(checked, 14 + 4 + looked_up.count());
