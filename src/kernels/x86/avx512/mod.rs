@@ -1051,8 +1051,9 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         } else {
             _mm512_and_si512(h, w(0x7FFF))
         };
-        // (float32 and float64 are folded before they are narrowed.)
-        let a = if sb == 2 && !wide_int(S) {
+        // (float32, float64 and the integers read as float32 are folded
+        // before they are narrowed.)
+        let a = if sb == 2 {
             fold_below::<16>(a, p.fold)
         } else {
             a
