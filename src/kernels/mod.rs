@@ -268,13 +268,22 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
         && matches!(k, Kernel::Simd(_))
         && n.saturating_mul(sb + db) / 8 >= STREAM_MIN;
     // Streaming: the destination brought to a cache line, as non-temporal
-    // stores want. Otherwise the wider side's pointer: numpy's arrays sit
-    // 16 bytes past one, so every vector load or store of that side would
-    // straddle two lines.
+    // stores want. Otherwise one side's pointer (numpy's arrays sit 16
+    // bytes past one, so every vector load or store of a side left there
+    // straddles two lines): the wider side's at AVX-512, but at AVX2 the
+    // destination's also when the source is twice as wide, as a store
+    // that straddles costs more than two loads there (`make bench-levels`,
+    // AMD Zen 4, 16384 and 131072 elements, over aligning the source:
+    // float32 -> float16 1.39-1.44x, int16 -> int8 1.30-1.48x, float64 ->
+    // float32 1.25-1.29x; float32 -> int16 0.93x; the 4:1 narrowings
+    // 0.85-0.88x). At AVX-512 the 2:1 narrowings split (float32 ->
+    // float16 1.07-1.15x, bfloat16 -> uint8 0.86-0.93x, `narrow_bytes`
+    // 0.93-0.95x): left as they were.
     let head = if isa == Isa::Scalar || n < ALIGN_MIN {
         None
     } else {
-        let (w, addr) = if stream || db >= sb {
+        let dst_side = stream || db >= sb || (isa == Isa::Avx2 && 2 * db >= sb);
+        let (w, addr) = if dst_side {
             (db, dst.as_ptr() as usize)
         } else {
             (sb, src.as_ptr() as usize)
