@@ -8,14 +8,15 @@
 //! the range and for a NaN, which is right below the range (signed) or
 //! above it (unsigned, once negatives and NaN are 0: VMAXPD returns its
 //! second operand, 0, for a NaN), and is fixed up elsewhere. Int -> int
-//! saturates (VPMOVS*, VPMOVUS*, or a clamp first), into int4 and uint4
-//! too (`to_4bit`), and into float4_e2m1fn. The 32- and 64-bit integers
+//! saturates (VPMOVS*, VPMOVUS*, or a clamp first), and the integers of
+//! 16 to 64 bits into narrower ones and float4_e2m1fn by clamps and packs
+//! (`narrow_ints`). The 32- and 64-bit integers
 //! into float16 through float32 (`ints_f32`), which `narrow_bytes` also
 //! reads them as.
 
 use super::super::put256;
 use super::full;
-use super::{each, halves, join, map16, put512, reg256, Lanes16};
+use super::{each, first_lanes, halves, join, map16, put512, reg256, Lanes16};
 use crate::ffi::{NX_FLOAT4_E2M1FN, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64};
 use crate::kernels::scalar;
 use crate::table::Dtype;
@@ -362,7 +363,7 @@ wide!(u64_to_c64, Q16 => Q16, |x: Q16| Q16(
 ));
 
 /// The codes of float4_e2m1fn (`d`) that the integers -6 ..= 6 of dtype
-/// `s` convert to, at index v & 15 (`to_4bit`'s VPSHUFB table; integers past
+/// `s` convert to, at index v & 15 (`narrow_ints`' VPSHUFB table; integers past
 /// them saturate as 6 and -6 do); made at first use by the scalar
 /// reference.
 fn e2m1_of_ints(s: Dtype, d: Dtype) -> &'static [u8; 16] {
@@ -388,88 +389,124 @@ fn e2m1_of_ints(s: Dtype, d: Dtype) -> &'static [u8; 16] {
         })
 }
 
-/// The integers of 16, 32 and 64 bits (`S`) -> int4, uint4 or
-/// float4_e2m1fn (`D`), saturating: each lane clamped to `D`'s range at
-/// its own width (VPMAXS and VPMINS, or VPMINU alone for an unsigned
-/// source; float4_e2m1fn's integers -6 ..= 6, past which it saturates),
-/// the lanes narrowed to bytes by packing (the low dwords of quadwords by
-/// VPERMT2D, then VPACKSSDW and VPACKSSWB, to which the clamp leaves
-/// nothing to saturate, and one permute to undo their 128-bit lanes),
-/// float4_e2m1fn's codes looked up by the bytes' low nibbles (VPSHUFB,
-/// `e2m1_of_ints`), the bytes paired into nibbles (`pair_nibbles`), 64
-/// elements a step. The lanes these replace go through float32.
+/// The integers of 16, 32 and 64 bits (`S`) -> a narrower integer or
+/// float4_e2m1fn (`D`), saturating, 64 elements a step: each lane clamped
+/// to `D`'s range at its own width (VPMAXS and VPMINS, or VPMINU alone for
+/// an unsigned source; float4_e2m1fn's integers -6 ..= 6, past which it
+/// saturates), the lanes narrowed by packing (the low dwords of quadwords
+/// by VPERMT2D, then VPACKSSDW or VPACKUSDW and VPACKSSWB or VPACKUSWB, to
+/// which the clamp leaves nothing to saturate, and one permute to undo
+/// their 128-bit lanes). A signed source of 16 or 32 bits into a whole 8-
+/// or 16-bit integer is not clamped: the packs saturate to its range
+/// themselves. Into 4 bits, float4_e2m1fn's codes looked up by the bytes'
+/// low nibbles (VPSHUFB, `e2m1_of_ints`), the bytes paired into nibbles
+/// (`pair_nibbles`).
+///
+/// Into 4 bits these replace lanes that go through float32; into 8 and 16
+/// bits, for the pairs `patch` lists, `native`'s maps (VPMOVS* or VPMOVUS*
+/// storing to memory, after a clamp where the signs differ).
 ///
 /// # Safety
 /// As `super::super::call`'s kernels.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-pub unsafe fn to_4bit<const S: i32, const D: i32, const NT: bool>(
+pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
 ) {
-    let (s, d, w, signed, (lo, hi)) = const {
-        match (Dtype::from_code(S), Dtype::from_code(D)) {
-            (Some(s), Some(d)) => match (s.int_range(), d.int_range()) {
-                (Some((smin, _)), r) if matches!(s.bits(), 16 | 32 | 64) && d.bits() == 4 => {
-                    let r = match r {
-                        Some(r) => (r.0 as i64, r.1 as i64),
-                        None => (-6, 6),
-                    };
-                    (s, d, s.bits() as usize, smin < 0, r)
-                }
-                _ => panic!("an integer of 16 to 64 bits into a 4-bit dtype"),
-            },
-            _ => panic!("an integer of 16 to 64 bits into a 4-bit dtype"),
-        }
-    };
+    // Each closure reads the plan as a constant of its own (captured, it
+    // would be a value the closure reads, and LLVM, seeing every width's
+    // code in it, no longer inlined it: 0.2-0.5x).
+    let Narrowing { w, db, .. } = const { narrowing(S, D) };
     // float4_e2m1fn's codes by the clamped integers' low nibbles.
     let e2m1 = D == NX_FLOAT4_E2M1FN;
-    let table = if e2m1 {
-        // SAFETY: 16 bytes.
-        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(e2m1_of_ints(s, d).as_ptr().cast()) })
-    } else {
-        _mm512_setzero_si512()
+    let table = match (e2m1, Dtype::from_code(S), Dtype::from_code(D)) {
+        (true, Some(s), Some(d)) => {
+            // SAFETY: 16 bytes.
+            _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(e2m1_of_ints(s, d).as_ptr().cast()) })
+        }
+        _ => _mm512_setzero_si512(),
     };
     // A source vector clamped into [lo, hi].
-    let clamp = |x: Z| match (w, signed) {
-        (16, true) => _mm512_min_epi16(
-            _mm512_max_epi16(x, _mm512_set1_epi16(lo as i16)),
-            _mm512_set1_epi16(hi as i16),
-        ),
-        (16, false) => _mm512_min_epu16(x, _mm512_set1_epi16(hi as i16)),
-        (32, true) => _mm512_min_epi32(
-            _mm512_max_epi32(x, _mm512_set1_epi32(lo as i32)),
-            _mm512_set1_epi32(hi as i32),
-        ),
-        (32, false) => _mm512_min_epu32(x, _mm512_set1_epi32(hi as i32)),
-        (_, true) => _mm512_min_epi64(
-            _mm512_max_epi64(x, _mm512_set1_epi64(lo)),
-            _mm512_set1_epi64(hi),
-        ),
-        (_, false) => _mm512_min_epu64(x, _mm512_set1_epi64(hi)),
-    };
-    // The 64 elements of a step (its `w / 8` source vectors `v`) as bytes
-    // in order.
-    let bytes = |v: [Z; 8]| {
-        let v = v.map(clamp);
-        let [a, b, c, d, e, f, g, h] = v;
-        if w == 16 {
-            // Lane L: elements 8L .. 8L + 8 of a, then of b.
-            let p = _mm512_packs_epi16(a, b);
-            return _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), p);
+    let clamp = |x: Z| {
+        let Narrowing {
+            w,
+            signed,
+            packed,
+            lo,
+            hi,
+            ..
+        } = const { narrowing(S, D) };
+        match (w, signed) {
+            _ if packed => x,
+            (16, true) => _mm512_min_epi16(
+                _mm512_max_epi16(x, _mm512_set1_epi16(lo as i16)),
+                _mm512_set1_epi16(hi as i16),
+            ),
+            (16, false) => _mm512_min_epu16(x, _mm512_set1_epi16(hi as i16)),
+            (32, true) => _mm512_min_epi32(
+                _mm512_max_epi32(x, _mm512_set1_epi32(lo as i32)),
+                _mm512_set1_epi32(hi as i32),
+            ),
+            (32, false) => _mm512_min_epu32(x, _mm512_set1_epi32(hi as i32)),
+            (_, true) => _mm512_min_epi64(
+                _mm512_max_epi64(x, _mm512_set1_epi64(lo)),
+                _mm512_set1_epi64(hi),
+            ),
+            (_, false) => _mm512_min_epu64(x, _mm512_set1_epi64(hi)),
         }
-        let [a, b, c, d] = if w == 32 {
-            [a, b, c, d]
+    };
+    // Dwords to words and words to bytes, saturating: unsigned into the
+    // unsigned destination of that width (its range reaches past the
+    // signed one's).
+    let pack32 = |a: Z, b: Z| {
+        let Narrowing { db, lo, .. } = const { narrowing(S, D) };
+        if db == 16 && lo >= 0 {
+            _mm512_packus_epi32(a, b)
         } else {
+            _mm512_packs_epi32(a, b)
+        }
+    };
+    let pack16 = |a: Z, b: Z| {
+        let Narrowing { db, lo, .. } = const { narrowing(S, D) };
+        if db == 8 && lo >= 0 {
+            _mm512_packus_epi16(a, b)
+        } else {
+            _mm512_packs_epi16(a, b)
+        }
+    };
+    // Lane L of a pack holds 8 bytes of its first operand then 8 of its
+    // second: the first's quadwords first.
+    let in_order = |p: Z| _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), p);
+    // A step's source vectors `v` (`w / 8` of them) clamped, and a 64-bit
+    // source's as the dwords of four vectors (its low halves, in order).
+    let dwords = |v: [Z; 8]| {
+        let v = v.map(clamp);
+        if const { narrowing(S, D).w == 64 } {
             let low = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+            let [a, b, c, d, e, f, g, h] = v;
             [(a, b), (c, d), (e, f), (g, h)].map(|(x, y)| _mm512_permutex2var_epi32(x, low, y))
-        };
-        // Lane L: elements 4L .. 4L + 4 of a, b, c, d in turn.
-        let p = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
-        _mm512_permutexvar_epi32(
-            _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0),
-            p,
-        )
+        } else {
+            let [a, b, c, d, ..] = v;
+            [a, b, c, d]
+        }
+    };
+    // The 64 elements of a step: two vectors of words in order, or one of
+    // bytes.
+    let out = |v: [Z; 8]| {
+        let [a, b, c, d] = dwords(v);
+        match const { (narrowing(S, D).w, narrowing(S, D).db) } {
+            (_, 16) => [in_order(pack32(a, b)), in_order(pack32(c, d))],
+            (16, _) => [in_order(pack16(a, b)), a],
+            // Lane L: elements 4L .. 4L + 4 of a, b, c, d in turn.
+            _ => [
+                _mm512_permutexvar_epi32(
+                    _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0),
+                    pack16(pack32(a, b), pack32(c, d)),
+                ),
+                a,
+            ],
+        }
     };
     // 32 bytes of nibbles, two elements a byte (low first).
     let nibbles = |b: Z| {
@@ -488,21 +525,80 @@ pub unsafe fn to_4bit<const S: i32, const D: i32, const NT: bool>(
         64,
         |i| {
             // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
-            // 64 bytes); 32 bytes out at a multiple of 32 from the
-            // destination.
+            // 64 bytes); their `db` * 8 bytes out, from a multiple of as
+            // many from the destination.
             unsafe {
-                let v = super::step_vectors(src.add(sb * i), sb);
-                put256::<NT>(dst.add(i / 2), nibbles(bytes(v)));
+                let [x, y] = out(super::step_vectors(src.add(sb * i), sb));
+                let to = dst.add(i * db / 8);
+                match db {
+                    16 => {
+                        put512::<NT>(to, x);
+                        put512::<NT>(to.add(64), y);
+                    }
+                    8 => put512::<NT>(to, x),
+                    _ => put256::<NT>(to, nibbles(x)),
+                }
             }
         },
         |i, left| {
             // SAFETY: elements i .. i + left are within n (and the bytes
             // that hold them).
             unsafe {
-                let v = super::part_vectors(src.add(sb * i), sb, left);
-                let keep = super::first_lanes(left.div_ceil(2)) as u32;
-                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(bytes(v)));
+                let [x, y] = out(super::part_vectors(src.add(sb * i), sb, left));
+                let to = dst.add(i * db / 8);
+                // The bytes of the first `left` elements from vector k.
+                let m = |k: usize| first_lanes((left * db / 8).saturating_sub(64 * k));
+                if db >= 8 {
+                    full::_mm512_mask_storeu_epi8(to.cast(), m(0), x);
+                }
+                if db == 16 {
+                    full::_mm512_mask_storeu_epi8(to.wrapping_add(64).cast(), m(1), y);
+                }
+                if db == 4 {
+                    let keep = first_lanes(left.div_ceil(2)) as u32;
+                    full::_mm256_mask_storeu_epi8(to.cast(), keep, nibbles(x));
+                }
             }
         },
     );
+}
+
+/// `narrow_ints`' plan for one pair: the source's bits (`w`), the
+/// destination's (`db`), whether the source is signed, the destination's
+/// range (float4_e2m1fn's integers -6 ..= 6), and whether the packs'
+/// saturation is the clamp (`packed`: a signed source of 16 or 32 bits
+/// into a whole 8- or 16-bit integer).
+#[derive(Clone, Copy)]
+struct Narrowing {
+    w: usize,
+    db: usize,
+    signed: bool,
+    lo: i64,
+    hi: i64,
+    packed: bool,
+}
+
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+const fn narrowing(s: i32, d: i32) -> Narrowing {
+    let (Some(s), Some(d)) = (Dtype::from_code(s), Dtype::from_code(d)) else {
+        panic!("not dtype codes");
+    };
+    let (w, db) = (s.bits() as usize, d.bits() as usize);
+    let Some((smin, _)) = s.int_range() else {
+        panic!("an integer of 16 to 64 bits into a narrower one or float4_e2m1fn");
+    };
+    assert!(matches!(w, 16 | 32 | 64) && matches!(db, 4 | 8 | 16) && db < w);
+    let (lo, hi) = match d.int_range() {
+        Some(r) => (r.0 as i64, r.1 as i64),
+        None => (-6, 6),
+    };
+    let signed = smin < 0;
+    Narrowing {
+        w,
+        db,
+        signed,
+        lo,
+        hi,
+        packed: signed && w < 64 && db >= 8,
+    }
 }
