@@ -294,6 +294,25 @@ fn bf16_round(x: __m512i) -> __m512i {
     _mm512_mask_or_epi32(up, nan, x, _mm512_set1_epi32(0x0040_0000))
 }
 
+/// The bytes of a pack of two vectors (VPACK*, whose 128-bit lane L holds
+/// 8 bytes of the first operand's lane L, then 8 of the second's) in
+/// order: the first operand's, then the second's.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn packed2(p: __m512i) -> __m512i {
+    _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), p)
+}
+
+/// The bytes of a pack of two packs of two (lane L holds 4 bytes of each
+/// of the four operands' lane L in turn) in order: the first operand's,
+/// then the second's, the third's, the fourth's.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn packed4(p: __m512i) -> __m512i {
+    let order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    _mm512_permutexvar_epi32(order, p)
+}
+
 /// The two 256-bit halves of `v`, low first.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
@@ -1183,15 +1202,10 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
                 if nib {
                     let lo = pair_nibbles(_mm512_packus_epi16(w(0), w(1)));
                     let hi = pair_nibbles(_mm512_packus_epi16(w(2), w(3)));
-                    // Dword 4L + k holds group k's bytes of 128-bit lane L.
-                    let order =
-                        _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-                    let b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(lo, hi));
+                    let b = packed4(_mm512_packus_epi16(lo, hi));
                     put512::<NT>(dst.add(i / 2), b);
                 } else {
-                    // Quadword 2L + k holds group k's bytes of lane L.
-                    let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
-                    let b = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(w(0), w(1)));
+                    let b = packed2(_mm512_packus_epi16(w(0), w(1)));
                     put512::<NT>(dst.add(i), b);
                 }
             }

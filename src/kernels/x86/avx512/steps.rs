@@ -17,8 +17,8 @@ use super::super::steps::*;
 use super::super::{put128, put256, Raw};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
 use super::{
-    bf16_round, first_lanes, full, halves, join, narrow16, narrow_code16, pair_nibbles, put512,
-    top_words, words_to_nibbles, RN,
+    bf16_round, first_lanes, full, halves, join, narrow16, narrow_code16, packed2, packed4,
+    pair_nibbles, put512, top_words, words_to_nibbles, RN,
 };
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
 use std::arch::x86_64::*;
@@ -811,12 +811,7 @@ unsafe fn put_codes2<const NT: bool, const LANED: bool>(
             } else {
                 _mm512_packus_epi16(w0, w1)
             };
-            let b = if LANED {
-                let order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-                _mm512_permutexvar_epi32(order, b)
-            } else {
-                _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), b)
-            };
+            let b = if LANED { packed4(b) } else { packed2(b) };
             put512::<NT>(p, b);
         } else {
             // Ordered: lane L of the pairs is step 0's 4 bytes of it, then
@@ -910,8 +905,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
         // bench-levels`, AMD Zen 4, 16384 and 131072 elements: float16 ->
         // int16 1.39-1.40x, float32 -> int16 1.12-1.14x, -> uint16
         // 1.03-1.09x).
-        let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
-        _mm512_permutexvar_epi64(order, Self::laned_words(x))
+        packed2(Self::laned_words(x))
     }
 }
 

@@ -16,7 +16,7 @@
 
 use super::super::put256;
 use super::full;
-use super::{each, first_lanes, halves, join, map16, put512, reg256, Lanes16};
+use super::{each, first_lanes, halves, join, map16, packed2, packed4, put512, reg256, Lanes16};
 use crate::ffi::{NX_FLOAT4_E2M1FN, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64};
 use crate::kernels::scalar;
 use crate::table::Dtype;
@@ -475,9 +475,6 @@ pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
             _mm512_packs_epi16(a, b)
         }
     };
-    // Lane L of a pack holds 8 bytes of its first operand then 8 of its
-    // second: the first's quadwords first.
-    let in_order = |p: Z| _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), p);
     // A step's source vectors `v` (`w / 8` of them) clamped, and a 64-bit
     // source's as the dwords of four vectors (its low halves, in order).
     let dwords = |v: [Z; 8]| {
@@ -496,16 +493,9 @@ pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
     let out = |v: [Z; 8]| {
         let [a, b, c, d] = dwords(v);
         match const { (narrowing(S, D).w, narrowing(S, D).db) } {
-            (_, 16) => [in_order(pack32(a, b)), in_order(pack32(c, d))],
-            (16, _) => [in_order(pack16(a, b)), a],
-            // Lane L: elements 4L .. 4L + 4 of a, b, c, d in turn.
-            _ => [
-                _mm512_permutexvar_epi32(
-                    _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0),
-                    pack16(pack32(a, b), pack32(c, d)),
-                ),
-                a,
-            ],
+            (_, 16) => [packed2(pack32(a, b)), packed2(pack32(c, d))],
+            (16, _) => [packed2(pack16(a, b)), a],
+            _ => [packed4(pack16(pack32(a, b), pack32(c, d))), a],
         }
     };
     // 32 bytes of nibbles, two elements a byte (low first).
