@@ -823,6 +823,30 @@ fn simd_levels_cover_every_pair() {
     }
 }
 
+/// The halvings that run AVX2's kernel at AVX-512 (`x86::AVX2_HALVINGS`,
+/// which also aligns their destination) are given it there: the list and
+/// the table agree.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_halvings_run_avx2_kernels() {
+    use nx_dtype::kernels::x86;
+    if !levels().contains(&Isa::Avx512) {
+        return;
+    }
+    for (s, d) in x86::AVX2_HALVINGS {
+        let (s, d) = (Dtype::from_code(s).unwrap(), Dtype::from_code(d).unwrap());
+        let at = |isa| x86::kernel(isa, s, d).map(|k| k as usize);
+        assert!(at(Isa::Avx2).is_some(), "{} -> {}", s.name(), d.name());
+        assert_eq!(
+            at(Isa::Avx512),
+            at(Isa::Avx2),
+            "{} -> {}",
+            s.name(),
+            d.name()
+        );
+    }
+}
+
 // ------------------------------------------------------------ statuses
 
 #[allow(clippy::too_many_arguments)]

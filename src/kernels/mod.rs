@@ -270,19 +270,12 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
     // Streaming: the destination brought to a cache line, as non-temporal
     // stores want. Otherwise one side's pointer (numpy's arrays sit 16
     // bytes past one, so every vector load or store of a side left there
-    // straddles two lines): the wider side's at AVX-512, but at AVX2 the
-    // destination's also when the source is twice as wide, as a store
-    // that straddles costs more than two loads there (`make bench-levels`,
-    // AMD Zen 4, 16384 and 131072 elements, over aligning the source:
-    // float32 -> float16 1.39-1.44x, int16 -> int8 1.30-1.48x, float64 ->
-    // float32 1.25-1.29x; float32 -> int16 0.93x; the 4:1 narrowings
-    // 0.85-0.88x). At AVX-512 the 2:1 narrowings split (float32 ->
-    // float16 1.07-1.15x, bfloat16 -> uint8 0.86-0.93x, `narrow_bytes`
-    // 0.93-0.95x): left as they were.
+    // straddles two lines): the wider side's, or the destination's for
+    // the narrowings to half the width that `aligns_destination` names.
     let head = if isa == Isa::Scalar || n < ALIGN_MIN {
         None
     } else {
-        let dst_side = stream || db >= sb || (isa == Isa::Avx2 && 2 * db >= sb);
+        let dst_side = stream || db >= sb || aligns_destination(isa, sp.dt, dp.dt);
         let (w, addr) = if dst_side {
             (db, dst.as_ptr() as usize)
         } else {
@@ -312,6 +305,26 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
         if store == Store::Stream {
             stream_end();
         }
+    }
+}
+
+/// Whether a narrowing to half the width aligns its destination, not its
+/// source: AVX2's kernels, whose stores (128 bits, most) straddling a line
+/// cost more than two straddling loads. At AVX2 every such pair (`make
+/// bench-levels`, AMD Zen 4, 16384 and 131072 elements, over aligning the
+/// source: float32 -> float16 1.39-1.44x, int16 -> int8 1.30-1.48x,
+/// float64 -> float32 1.25-1.29x; float32 -> int16 0.93x; the 4:1
+/// narrowings, not taken, 0.85-0.88x), at AVX-512 the pairs that run
+/// AVX2's kernels there (`x86::AVX2_HALVINGS`).
+fn aligns_destination(isa: Isa, s: Dtype, d: Dtype) -> bool {
+    let half = 2 * d.bits() == s.bits();
+    match isa {
+        Isa::Scalar => false,
+        Isa::Avx2 => half,
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => half && x86::AVX2_HALVINGS.contains(&(s.code(), d.code())),
+        #[cfg(not(target_arch = "x86_64"))]
+        Isa::Avx512 => false,
     }
 }
 

@@ -495,6 +495,15 @@ pub fn replace_lanes<const WIDE: bool>(t: &mut Table) {
     cross!(one; [C64]; [f64]);
 }
 
+/// The integer pairs of `super::AVX2_HALVINGS` in the AVX-512 table `t`:
+/// AVX2's maps (their stores 128-bit VPACKS*, not VPMOVS* to memory).
+pub fn avx2_halvings(t: &mut Table) {
+    fill_one::<i16, i8, false>(t, true);
+    fill_one::<i16, u8, false>(t, true);
+    fill_one::<i32, i16, false>(t, true);
+    fill_one::<i32, u16, false>(t, true);
+}
+
 /// A 64-bit integer (`hi` 2^32 + `lo`, given as float64s, both exact:
 /// float64 holds every 32-bit integer) as float32 bits rounded to odd, for
 /// `I64Odd` at AVX2, which converts no 64-bit integer: under the MXCSR's
