@@ -368,7 +368,8 @@ macro_rules! lane_pairs {
 }
 
 /// The narrowings to half the width whose AVX-512 table entry is AVX2's
-/// kernel (`build_for`), and which, like every such narrowing at AVX2,
+/// kernel (`build_for`; float32 -> float16's streams by AVX-512's,
+/// `f32_f16_avx512`), and which, like every such narrowing at AVX2,
 /// want the destination aligned (`super::aligns_destination`). Over
 /// AVX-512's own kernels with the source aligned (`make bench-levels`, AMD
 /// Zen 4, 4096 / 16384 / 65536 / 262144 elements; 1.00-1.02x at 1048576):
