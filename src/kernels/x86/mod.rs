@@ -203,26 +203,11 @@ fn k_lanes<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     n: usize,
     store: Store,
 ) {
-    let (a, b) = (L::raw::<S, D, false>(), L::raw::<S, D, true>());
-    // SAFETY: only handed out by the tables of `L`'s level and of the
-    // levels above it, built for CPUs with its features (`has_avx512`
-    // includes `has_avx2`).
-    unsafe {
-        call(
-            src,
-            dst,
-            n,
-            store,
-            (S::BITS, D::BITS),
-            steps::env::<S, D>(),
-            a,
-            b,
-        )
-    }
+    k_lanes_streamed_by::<L, L, S, D>(src, dst, n, store)
 }
 
-/// `k_lanes` with two lanes' kernels: `L`'s for ordinary stores, `T`'s for
-/// non-temporal ones (both levels' features on the CPU of `T`'s level).
+/// A kernel that meets in lanes: `L`'s for ordinary stores, `T`'s for
+/// non-temporal ones (`T` = `L` but for `f32_f16_avx512`).
 fn k_lanes_streamed_by<L, T, S, D>(src: &[u8], dst: &mut [u8], n: usize, store: Store)
 where
     L: steps::Lanes,
@@ -231,8 +216,9 @@ where
     D: steps::VDst<L> + steps::VDst<T>,
 {
     let (a, b) = (L::raw::<S, D, false>(), T::raw::<S, D, true>());
-    // SAFETY: only handed out by the AVX-512 table (`f32_f16_avx512`),
-    // built for CPUs with both levels' features.
+    // SAFETY: only handed out by the tables of the lanes' levels and of
+    // the levels above them, built for CPUs with their features
+    // (`has_avx512` includes `has_avx2`).
     unsafe {
         call(
             src,
