@@ -713,17 +713,22 @@ fn layouts_every_pair() {
 }
 
 /// Contiguous bodies long enough to get an aligning head (`ALIGN_MIN`
-/// elements and more), from many element offsets: the head stays within
-/// the body.
+/// elements, or `ALIGN_DST_BYTES` of destination, and more), from many
+/// element offsets: the head stays within the body.
 #[test]
 fn aligning_heads_every_pair() {
     let mut rng = Rng(13);
     for isa in levels() {
         for s in Dtype::all() {
             for d in Dtype::all() {
-                let n = kernels::ALIGN_MIN + 37;
-                for (so, doff) in [(0, 0), (3, 0), (0, 5), (9, 1), (64, 63)] {
-                    check_layout(isa, s, d, n, so, 1, doff, 1, &mut rng);
+                // The least body that the destination's bound gives a head,
+                // where it is less than `ALIGN_MIN`.
+                let by_dst = kernels::ALIGN_DST_BYTES * 8 / d.bits() as usize;
+                let least = (by_dst < kernels::ALIGN_MIN).then_some(by_dst);
+                for n in [kernels::ALIGN_MIN].into_iter().chain(least) {
+                    for (so, doff) in [(0, 0), (3, 0), (0, 5), (9, 1), (64, 63)] {
+                        check_layout(isa, s, d, n + 37, so, 1, doff, 1, &mut rng);
+                    }
                 }
             }
         }
@@ -1069,7 +1074,7 @@ fn streaming_stores_match_plain() {
                     for shift in [0, 16] {
                         let mut buf = vec![0xA5u8; dl + 256];
                         let at = buf.as_ptr().align_offset(64) + shift;
-                        k.run_as(&src, &mut buf[at..at + dl], n, kernels::Store::Stream);
+                        k.run_as(&src, &mut buf[at..at + dl], n, 0, kernels::Store::Stream);
                         kernels::stream_end();
                         assert!(
                             buf[at..at + dl + 64] == want[..],

@@ -103,10 +103,14 @@ pub enum Store {
     Stream,
 }
 
-/// A contiguous SIMD kernel (see the module doc); safe to call: the table
-/// hands one out only for a level the CPU supports. With `Store::Stream` a
-/// destination not 64-byte aligned is still converted right, only slower.
-pub type SimdKernel = fn(&[u8], &mut [u8], usize, Store);
+/// A contiguous SIMD kernel (see the module doc), called as `k(src, dst,
+/// n, head, store)`: the first `head` elements by themselves (a head that
+/// brings a side to a cache line; one that does not split both sides on
+/// whole bytes within `n` is taken as 0), the rest with `store`. Safe to
+/// call: the table hands one out only for a level the CPU supports. With
+/// `Store::Stream` a destination not 64-byte aligned after the head is
+/// still converted right, only slower.
+pub type SimdKernel = fn(&[u8], &mut [u8], usize, usize, Store);
 
 /// The kernel for one pair at one level.
 #[derive(Clone, Copy)]
@@ -136,16 +140,17 @@ impl Kernel {
     /// Convert with ordinary stores.
     #[inline]
     pub fn run(self, src: &[u8], dst: &mut [u8], n: usize) {
-        self.run_as(src, dst, n, Store::Plain);
+        self.run_as(src, dst, n, 0, Store::Plain);
     }
 
-    /// Convert with the given store policy (see `Store`; a `Stream` run is
-    /// followed by `stream_end`).
+    /// Convert the first `head` elements by themselves and the rest with
+    /// the given store policy (see `SimdKernel`; a `Stream` run is
+    /// followed by `stream_end`). Any head converts the same.
     #[inline]
-    pub fn run_as(self, src: &[u8], dst: &mut [u8], n: usize, store: Store) {
+    pub fn run_as(self, src: &[u8], dst: &mut [u8], n: usize, head: usize, store: Store) {
         match self {
             Kernel::Scalar(s, d) => scalar::run(s, d, src, dst, n),
-            Kernel::Simd(k) => k(src, dst, n, store),
+            Kernel::Simd(k) => k(src, dst, n, head, store),
         }
     }
 }
@@ -272,7 +277,8 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
     // bytes past one, so every vector load or store of a side left there
     // straddles two lines): the wider side's, or the destination's for
     // the narrowings to half the width that `aligns_destination` names.
-    let head = if isa == Isa::Scalar || n < ALIGN_MIN {
+    let long = n >= ALIGN_MIN || n.saturating_mul(db) / 8 >= ALIGN_DST_BYTES;
+    let head = if isa == Isa::Scalar || !long {
         None
     } else {
         let dst_side = stream || db >= sb || aligns_destination(isa, sp.dt, dp.dt);
@@ -292,19 +298,13 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
     } else {
         Store::Plain
     };
-    let head = head.unwrap_or(0);
-    if let (Some(s0), Some(s1), Some((d0, d1))) = (
-        src.get(..head * sb / 8),
-        src.get(head * sb / 8..),
-        dst.split_at_mut_checked(head * db / 8),
-    ) {
-        if head > 0 {
-            k.run(s0, d0, head);
-        }
-        k.run_as(s1, d1, n - head, store);
-        if store == Store::Stream {
-            stream_end();
-        }
+    // The head and the rest in one kernel call: one MXCSR read (a call of
+    // its own for the head read it again right after the head's work,
+    // which waited on that work: bool -> float64 of 2048 elements 320 ->
+    // 427 ns with the head, against 356 without that read).
+    k.run_as(src, dst, n, head.unwrap_or(0), store);
+    if store == Store::Stream {
+        stream_end();
     }
 }
 
@@ -328,13 +328,21 @@ fn aligns_destination(isa: Isa, s: Dtype, d: Dtype) -> bool {
     }
 }
 
-/// Bodies at least this long (elements) get a head that aligns them. The
-/// head is a kernel call of its own, which costs 60-100 ns, and measured
-/// here (C harness, source 16 bytes past a cache line, in L1/L2) the
-/// alignment bought nothing the noise did not hide at 32768 elements or
-/// more, while at 4096 it made float32 -> float16 and float64 -> float32
-/// 15-35% slower (8.4 against 10.1 Gelem/s, 5.4 against 7.2).
+/// Bodies get a head that aligns them when at least `ALIGN_MIN` elements
+/// long or when they write at least `ALIGN_DST_BYTES`: enough work to pay
+/// for the head (a pass through the kernel's path for a partial step). In
+/// L1 a 512-bit store straddling two lines runs at half the rate (float16
+/// -> float32 in a plain C loop, both sides 16 bytes past a line: 23
+/// against 48 Gelem/s aligned). Measured here (AMD Zen 4, `make
+/// bench-levels` at AVX-512, both sides 16 bytes past a line, against no
+/// head under `ALIGN_MIN`): the pairs that the destination's bound adds,
+/// 1.26x (geometric mean) at 2048 and at 4096 elements, the rest 0.99x
+/// (the noise); least, bool -> float64 (0.73x, 0.84x), whose kernel
+/// computes more than it stores. Under 16 KiB of destination the head
+/// lost (1024 elements: 0.73-0.87x by destination size).
 pub const ALIGN_MIN: usize = 16384;
+/// See `ALIGN_MIN`.
+pub const ALIGN_DST_BYTES: usize = 16 << 10;
 
 /// Bytes of a gathered block's buffer, each side's: a call initialises the
 /// two, and a block holds 1024 * 8 / (the wider side's bits) elements (64

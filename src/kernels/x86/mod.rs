@@ -131,8 +131,10 @@ fn set_mxcsr(v: u32) {
 
 /// Run a kernel of `sb` -> `db` bits per element on the slices, when they
 /// hold `n` elements of each side, under MXCSR `env` (the caller's MXCSR,
-/// flags included, restored after): `stream` (its non-temporal form) when
-/// `store` asks for it and `dst` is 64-byte aligned, else `plain`.
+/// flags included, restored after): the first `head` elements by `plain`
+/// (see `SimdKernel`), then the rest by `stream` (its non-temporal form)
+/// when `store` asks for it and the rest's destination is 64-byte
+/// aligned, else by `plain`.
 ///
 /// # Safety
 /// `plain` and `stream` are one kernel's two forms, and the CPU has the
@@ -143,6 +145,7 @@ unsafe fn call(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    head: usize,
     store: Store,
     bits: (usize, usize),
     env: u32,
@@ -150,18 +153,28 @@ unsafe fn call(
     stream: Raw,
 ) {
     let (sb, db) = bits;
+    let whole = head <= n && (head * sb).is_multiple_of(8) && (head * db).is_multiple_of(8);
+    let head = if whole { head } else { 0 };
+    let (hs, hd) = (head * sb / 8, head * db / 8);
     if src.len() >= (n * sb).div_ceil(8) && dst.len() >= (n * db).div_ceil(8) {
-        let nt = store == Store::Stream && (dst.as_ptr() as usize).is_multiple_of(64);
+        let nt =
+            store == Store::Stream && (dst.as_ptr() as usize).wrapping_add(hd).is_multiple_of(64);
         let k = if nt { stream } else { plain };
         let caller = mxcsr();
         if caller != env {
             set_mxcsr(env);
         }
-        // SAFETY: the lengths were checked, and the alignment for
-        // streaming; the CPU features are the caller's promise. The kernel
-        // is reached through a pointer, so no float operation of it moves
-        // across the MXCSR writes.
-        unsafe { k(src.as_ptr(), dst.as_mut_ptr(), n) }
+        // SAFETY: the lengths were checked (the head's and the rest's bytes
+        // lie within them, on whole bytes), and the alignment for
+        // streaming; the CPU features are the caller's promise. The
+        // kernels are reached through pointers, so no float operation of
+        // theirs moves across the MXCSR writes.
+        unsafe {
+            if head > 0 {
+                plain(src.as_ptr(), dst.as_mut_ptr(), head);
+            }
+            k(src.as_ptr().add(hs), dst.as_mut_ptr().add(hd), n - head)
+        }
         // Restored without reading it back: the read (STMXCSR, then a
         // compare) cost 296 of the 420 pairs 70-140 ns a call (32
         // elements: 110 -> 43 ns; int8 -> bit of 16384: 390 -> 250 ns;
@@ -176,11 +189,11 @@ macro_rules! entry {
     // `[args]`: the kernel's leading generic arguments, before the store
     // form's; `$env`: its MXCSR.
     ($name:ident, $($f:ident)::+ $([$($g:tt),*])?, $sb:expr, $db:expr, $env:expr) => {
-        fn $name(src: &[u8], dst: &mut [u8], n: usize, store: $crate::kernels::Store) {
+        fn $name(src: &[u8], dst: &mut [u8], n: usize, head: usize, store: $crate::kernels::Store) {
             // SAFETY: the two forms of one kernel; the table holding this
             // entry is built for CPUs with the features it needs.
             unsafe {
-                $crate::kernels::x86::call(src, dst, n, store, ($sb, $db), $env, $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
+                $crate::kernels::x86::call(src, dst, n, head, store, ($sb, $db), $env, $($f)::+::<$($($g,)*)? false>, $($f)::+::<$($($g,)*)? true>)
             }
         }
     };
@@ -190,7 +203,7 @@ use entry;
 /// The scalar reference as a level's kernel for `S -> D`, where it beats
 /// the level's own (`build_for`): it needs no MXCSR (it rounds in the
 /// integers) and stores plainly whatever the store form.
-fn reference<const S: i32, const D: i32>(src: &[u8], dst: &mut [u8], n: usize, _: Store) {
+fn reference<const S: i32, const D: i32>(src: &[u8], dst: &mut [u8], n: usize, _: usize, _: Store) {
     if let (Some(s), Some(d)) = (Dtype::from_code(S), Dtype::from_code(D)) {
         super::scalar::run(s, d, src, dst, n);
     }
@@ -201,14 +214,15 @@ fn k_lanes<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    head: usize,
     store: Store,
 ) {
-    k_lanes_streamed_by::<L, L, S, D>(src, dst, n, store)
+    k_lanes_streamed_by::<L, L, S, D>(src, dst, n, head, store)
 }
 
 /// A kernel that meets in lanes: `L`'s for ordinary stores, `T`'s for
 /// non-temporal ones (`T` = `L` but for `f32_f16_avx512`).
-fn k_lanes_streamed_by<L, T, S, D>(src: &[u8], dst: &mut [u8], n: usize, store: Store)
+fn k_lanes_streamed_by<L, T, S, D>(src: &[u8], dst: &mut [u8], n: usize, head: usize, store: Store)
 where
     L: steps::Lanes,
     T: steps::Lanes,
@@ -224,6 +238,7 @@ where
             src,
             dst,
             n,
+            head,
             store,
             (<S as steps::Side>::BITS, <D as steps::Side>::BITS),
             steps::env::<S, D>(),
@@ -239,20 +254,24 @@ where
 /// bench-levels`, AMD Zen 4; 0.99x at 16 MiB). Over AVX2's lanes alone:
 /// 1.03x at 256 MiB, the same in cache.
 /// (Not generic: one address, which the tests compare with the table's.)
-pub fn f32_f16_avx512(src: &[u8], dst: &mut [u8], n: usize, store: Store) {
-    k_lanes_streamed_by::<avx2::Four, avx512::Two, steps::F32In, steps::F16Out>(src, dst, n, store)
+pub fn f32_f16_avx512(src: &[u8], dst: &mut [u8], n: usize, head: usize, store: Store) {
+    k_lanes_streamed_by::<avx2::Four, avx512::Two, steps::F32In, steps::F16Out>(
+        src, dst, n, head, store,
+    )
 }
 
 /// A complex pair as its parts' pair: `k_lanes` on twice the elements (a
 /// complex element is its two parts, real first; `n` is at most a sixteenth
-/// of the address space, so `2 n` cannot overflow).
+/// of the address space, so `2 n` cannot overflow, nor `2 head`, which a
+/// valid head does not pass).
 fn parts<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    head: usize,
     store: Store,
 ) {
-    k_lanes::<L, S, D>(src, dst, 2 * n, store)
+    k_lanes::<L, S, D>(src, dst, 2 * n, head.saturating_mul(2), store)
 }
 
 /// Order the non-temporal stores before the call returns.

@@ -438,6 +438,7 @@ fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    head: usize,
     store: Store,
 ) {
     let bits = (8 * size_of::<S>(), 8 * size_of::<D>());
@@ -448,7 +449,19 @@ fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
     };
     // SAFETY: the two forms of one kernel; only put in the tables of their
     // level (`fill`, `replace_lanes`).
-    unsafe { call(src, dst, n, store, bits, <S as Cast<D>>::ENV, plain, nt) }
+    unsafe {
+        call(
+            src,
+            dst,
+            n,
+            head,
+            store,
+            bits,
+            <S as Cast<D>>::ENV,
+            plain,
+            nt,
+        )
+    }
 }
 
 /// `S -> D` into `t`, replacing its kernel if `replace`, else only where

@@ -1504,7 +1504,7 @@ mod tests {
                 .flat_map(|n| ks.iter().map(move |k| (n, k)))
             {
                 let mut got = vec![0xA5u8; want.len()];
-                k(src, &mut got, n, Store::Plain);
+                k(src, &mut got, n, 0, Store::Plain);
                 let bad = (0..n).find(|&i| at(&got, i) != at(&want, i));
                 assert_eq!(
                     bad, None,
