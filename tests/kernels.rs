@@ -828,18 +828,18 @@ fn simd_levels_cover_every_pair() {
     }
 }
 
-/// The halvings that run AVX2's kernel at AVX-512 (`x86::AVX2_HALVINGS`,
-/// which also aligns their destination) are given it there (float32 ->
-/// float16 the one that streams by AVX-512's): the list and the table
-/// agree.
+/// The pairs that run AVX2's kernel at AVX-512 (`x86::AVX2_PAIRS`, which
+/// also aligns the destination of the halvings among them) are given it
+/// there (float32 -> float16 the one that streams by AVX-512's): the list
+/// and the table agree.
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn avx2_halvings_run_avx2_kernels() {
+fn avx2_pairs_run_avx2_kernels() {
     use nx_dtype::kernels::x86;
     if !levels().contains(&Isa::Avx512) {
         return;
     }
-    for (s, d) in x86::AVX2_HALVINGS {
+    for (s, d) in x86::AVX2_PAIRS {
         let want = if (s, d) == (NX_FLOAT32, NX_FLOAT16) {
             Some(x86::f32_f16_avx512 as kernels::SimdKernel as usize)
         } else {

@@ -315,14 +315,14 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
 /// source: float32 -> float16 1.39-1.44x, int16 -> int8 1.30-1.48x,
 /// float64 -> float32 1.25-1.29x; float32 -> int16 0.93x; the 4:1
 /// narrowings, not taken, 0.85-0.88x), at AVX-512 the pairs that run
-/// AVX2's kernels there (`x86::AVX2_HALVINGS`).
+/// AVX2's kernels there (`x86::AVX2_PAIRS`).
 fn aligns_destination(isa: Isa, s: Dtype, d: Dtype) -> bool {
     let half = 2 * d.bits() == s.bits();
     match isa {
         Isa::Scalar => false,
         Isa::Avx2 => half,
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => half && x86::AVX2_HALVINGS.contains(&(s.code(), d.code())),
+        Isa::Avx512 => half && x86::AVX2_PAIRS.contains(&(s.code(), d.code())),
         #[cfg(not(target_arch = "x86_64"))]
         Isa::Avx512 => false,
     }

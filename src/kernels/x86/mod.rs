@@ -248,7 +248,7 @@ where
     }
 }
 
-/// float32 -> float16 at AVX-512 (`AVX2_HALVINGS`): AVX2's lanes, but
+/// float32 -> float16 at AVX-512 (`AVX2_PAIRS`): AVX2's lanes, but
 /// AVX-512's when streaming, whose 512-bit non-temporal stores ran
 /// 1.06-1.09x AVX2's 128-bit ones at 256 MiB of source (`make
 /// bench-levels`, AMD Zen 4; 0.99x at 16 MiB). Over AVX2's lanes alone:
@@ -372,19 +372,31 @@ macro_rules! lane_pairs {
     }};
 }
 
-/// The narrowings to half the width whose AVX-512 table entry is AVX2's
-/// kernel (`build_for`; float32 -> float16's streams by AVX-512's,
-/// `f32_f16_avx512`), and which, like every such narrowing at AVX2,
-/// want the destination aligned (`super::aligns_destination`). Over
-/// AVX-512's own kernels with the source aligned (`make bench-levels`, AMD
-/// Zen 4, 4096 / 16384 / 65536 / 262144 elements; 1.00-1.02x at 1048576):
-/// float32 -> float16 (F16C's VCVTPS2PH, 128-bit stores) 1.49x / 1.27x /
-/// 1.23x / 1.21x, int16 -> int8 and uint8 (`native`'s maps) 1.62-1.71x /
-/// 1.07-1.12x / 1.22-1.29x / 1.22-1.32x, int32 -> int16 and uint16
-/// 1.20-1.23x / 1.21-1.22x / 1.20x / 1.11-1.12x. (At AVX-512 the other
-/// halvings ran no faster with the destination aligned: `narrow_bytes`
-/// 0.93-0.95x, bfloat16 -> uint8 0.86-0.93x.)
-pub const AVX2_HALVINGS: [(i32, i32); 5] = {
+/// The pairs whose AVX-512 table entry is AVX2's kernel (`build_for`;
+/// float32 -> float16's streams by AVX-512's, `f32_f16_avx512`), measured
+/// faster at every size in cache (`make bench-levels`, AMD Zen 4).
+///
+/// The narrowings to half the width among them, like every such narrowing
+/// at AVX2, want the destination aligned (`super::aligns_destination`).
+/// Over AVX-512's own kernels with the source aligned (4096 / 16384 /
+/// 65536 / 262144 elements; 1.00-1.02x at 1048576): float32 -> float16
+/// (F16C's VCVTPS2PH, 128-bit stores) 1.49x / 1.27x / 1.23x / 1.21x, int16
+/// -> int8 and uint8 (`native`'s maps) 1.62-1.71x / 1.07-1.12x /
+/// 1.22-1.29x / 1.22-1.32x, int32 -> int16 and uint16 1.20-1.23x /
+/// 1.21-1.22x / 1.20x / 1.11-1.12x. (At AVX-512 the other halvings ran no
+/// faster with the destination aligned: `narrow_bytes` 0.93-0.95x,
+/// bfloat16 -> uint8 0.86-0.93x.)
+///
+/// The rest ran faster at AVX2's level than at AVX-512's (`levels.txt`,
+/// 4096 to 65536 elements): 256-bit stores sustain more than 512-bit ones
+/// once the destination leaves L1 (float16 -> float32 in a plain C loop,
+/// 12.2-14.0 against 11.1-12.6 Gelem/s in L2). Over AVX-512's own kernels
+/// (4096 / 16384 / 65536 elements, best of 5 alternated runs):
+/// bfloat16 -> float16 1.72x / 1.16x / 1.17x; float32 -> float64 1.10x /
+/// 1.11x / 1.09x; the others into float64, complex64 and complex128
+/// 1.04-1.20x, but uint32 -> float64 0.97x at 4096. At 262144 (the
+/// destination past L2) 0.96-1.01x, streamed at 4M elements 0.97-1.03x.
+pub const AVX2_PAIRS: [(i32, i32); 18] = {
     use crate::ffi::*;
     [
         (NX_FLOAT32, NX_FLOAT16),
@@ -392,6 +404,19 @@ pub const AVX2_HALVINGS: [(i32, i32); 5] = {
         (NX_INT16, NX_UINT8),
         (NX_INT32, NX_INT16),
         (NX_INT32, NX_UINT16),
+        (NX_BFLOAT16, NX_FLOAT16),
+        (NX_FLOAT32, NX_FLOAT64),
+        (NX_INT32, NX_FLOAT64),
+        (NX_UINT32, NX_FLOAT64),
+        (NX_FLOAT64, NX_COMPLEX64),
+        (NX_COMPLEX64, NX_FLOAT64),
+        (NX_COMPLEX64, NX_COMPLEX128),
+        (NX_FLOAT32, NX_COMPLEX128),
+        (NX_INT32, NX_COMPLEX128),
+        (NX_UINT32, NX_COMPLEX128),
+        (NX_UINT64, NX_COMPLEX128),
+        (NX_BFLOAT16, NX_COMPLEX128),
+        (NX_BOOL, NX_COMPLEX128),
     ]
 };
 
@@ -481,8 +506,14 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
             native::replace_lanes::<true>(&mut t);
             avx512::patch(&mut t, vbmi);
             native::fill::<true>(&mut t);
-            // `AVX2_HALVINGS`: AVX2's kernels.
-            native::avx2_halvings(&mut t);
+            // `AVX2_PAIRS`: AVX2's kernels.
+            let avx2 = build_for(Isa::Avx2, vbmi);
+            for (s, d) in AVX2_PAIRS {
+                let k = avx2.get(s as usize).and_then(|row| row.get(d as usize));
+                if let Some(&Some(k)) = k {
+                    set(&mut t, s, d, k);
+                }
+            }
             set(
                 &mut t,
                 crate::ffi::NX_FLOAT32,

@@ -508,19 +508,6 @@ pub fn replace_lanes<const WIDE: bool>(t: &mut Table) {
     cross!(one; [C64]; [f64]);
 }
 
-/// The integer pairs of `super::AVX2_HALVINGS` in the AVX-512 table `t`:
-/// AVX2's maps (their stores 128-bit VPACKS*, not VPMOVS* to memory).
-pub fn avx2_halvings(t: &mut Table) {
-    macro_rules! one {
-        ($s:ty, $d:ty) => {
-            if super::AVX2_HALVINGS.contains(&(<$s>::DT, <$d>::DT)) {
-                fill_one::<$s, $d, false>(t, true)
-            }
-        };
-    }
-    cross!(one; [i64, u64, i32, u32, i16, u16, i8, u8]; [i64, u64, i32, u32, i16, u16, i8, u8]);
-}
-
 /// A 64-bit integer (`hi` 2^32 + `lo`, given as float64s, both exact:
 /// float64 holds every 32-bit integer) as float32 bits rounded to odd, for
 /// `I64Odd` at AVX2, which converts no 64-bit integer: under the MXCSR's

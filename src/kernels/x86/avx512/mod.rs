@@ -1375,7 +1375,7 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
     // elements, int64 -> int8 0.67-0.70x, uint64 -> uint16 0.83x in L1,
     // uint32 -> uint8 and int32 -> int8 0.93-1.05x; int32 -> int16 and
     // uint16, 1.43-1.49x / 1.00-1.04x / 1.00-1.10x, take AVX2's maps, which
-    // beat these: `x86::AVX2_HALVINGS`).
+    // beat these: `x86::AVX2_PAIRS`).
     macro_rules! narrowed {
         ($($s:ident -> $($d:ident)*;)*) => {
             whole! { MXCSR_RN; $($(
