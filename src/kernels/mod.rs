@@ -339,7 +339,7 @@ fn aligns_destination(isa: Isa, s: Dtype, d: Dtype) -> bool {
 /// 1.26x (geometric mean) at 2048 and at 4096 elements, the rest 0.99x
 /// (the noise); least, bool -> float64 (0.73x, 0.84x), whose kernel
 /// computes more than it stores. Under 16 KiB of destination the head
-/// lost (1024 elements: 0.73-0.87x by destination size).
+/// lost (1024 elements: 0.73-0.92x by destination size).
 pub const ALIGN_MIN: usize = 16384;
 /// See `ALIGN_MIN`.
 pub const ALIGN_DST_BYTES: usize = 16 << 10;

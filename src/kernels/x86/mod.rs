@@ -230,22 +230,12 @@ where
     D: steps::VDst<L> + steps::VDst<T>,
 {
     let (a, b) = (L::raw::<S, D, false>(), T::raw::<S, D, true>());
+    let bits = (<S as steps::Side>::BITS, <D as steps::Side>::BITS);
+    let env = steps::env::<S, D>();
     // SAFETY: only handed out by the tables of the lanes' levels and of
     // the levels above them, built for CPUs with their features
     // (`has_avx512` includes `has_avx2`).
-    unsafe {
-        call(
-            src,
-            dst,
-            n,
-            head,
-            store,
-            (<S as steps::Side>::BITS, <D as steps::Side>::BITS),
-            steps::env::<S, D>(),
-            a,
-            b,
-        )
-    }
+    unsafe { call(src, dst, n, head, store, bits, env, a, b) }
 }
 
 /// float32 -> float16 at AVX-512 (`AVX2_PAIRS`): AVX2's lanes, but
@@ -373,8 +363,8 @@ macro_rules! lane_pairs {
 }
 
 /// The pairs whose AVX-512 table entry is AVX2's kernel (`build_for`;
-/// float32 -> float16's streams by AVX-512's, `f32_f16_avx512`), measured
-/// faster at every size in cache (`make bench-levels`, AMD Zen 4).
+/// float32 -> float16's streams by AVX-512's, `f32_f16_avx512`): measured
+/// faster there in cache (`make bench-levels`, AMD Zen 4; below).
 ///
 /// The narrowings to half the width among them, like every such narrowing
 /// at AVX2, want the destination aligned (`super::aligns_destination`).

@@ -447,21 +447,10 @@ fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
     } else {
         (native2::<S, D, false>, native2::<S, D, true>)
     };
+    let env = <S as Cast<D>>::ENV;
     // SAFETY: the two forms of one kernel; only put in the tables of their
     // level (`fill`, `replace_lanes`).
-    unsafe {
-        call(
-            src,
-            dst,
-            n,
-            head,
-            store,
-            bits,
-            <S as Cast<D>>::ENV,
-            plain,
-            nt,
-        )
-    }
+    unsafe { call(src, dst, n, head, store, bits, env, plain, nt) }
 }
 
 /// `S -> D` into `t`, replacing its kernel if `replace`, else only where
