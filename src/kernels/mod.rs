@@ -412,7 +412,7 @@ fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: us
         let from = match in_place(sp, i, m) {
             Some(r) => src.get(r).unwrap_or_default(),
             None => {
-                pack::gather(src, |j| sp.bit(i + j), sp.bits, &mut sbuf, m);
+                pack::gather(src, sp.bit(i), sp.step, sp.bits, &mut sbuf, m);
                 &sbuf
             }
         };
@@ -422,7 +422,7 @@ fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: us
             }
         } else {
             k.run(from, &mut dbuf, m);
-            pack::scatter(&dbuf, dst, |j| dp.bit(i + j), dp.bits, m);
+            pack::scatter(&dbuf, dst, dp.bit(i), dp.step, dp.bits, m);
         }
         i += m;
     }

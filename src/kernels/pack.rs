@@ -42,27 +42,28 @@ pub fn write(buf: &mut [u8], bit: usize, bits: u32, raw: Raw) {
     }
 }
 
-/// Gather `m` elements of `bits` bits, element j at bit position `pos(j)`
+/// Gather `m` elements of `bits` bits, element j at bit `first + j * step`
 /// of `buf`, packed from bit 0 of `out`. Whole-byte elements move as
 /// fixed-size copies, which `read` and `write` (through u128) are not.
 #[inline]
-pub fn gather(buf: &[u8], pos: impl Fn(usize) -> usize, bits: u32, out: &mut [u8], m: usize) {
+pub fn gather(buf: &[u8], first: usize, step: i64, bits: u32, out: &mut [u8], m: usize) {
     match bits {
-        8 => gather_bytes::<1>(buf, pos, out, m),
-        16 => gather_bytes::<2>(buf, pos, out, m),
-        32 => gather_bytes::<4>(buf, pos, out, m),
-        64 => gather_bytes::<8>(buf, pos, out, m),
-        128 => gather_bytes::<16>(buf, pos, out, m),
-        4 => gather_sub::<4>(buf, pos, out, m),
-        _ => gather_sub::<1>(buf, pos, out, m),
+        8 => gather_bytes::<1>(buf, first, step, out, m),
+        16 => gather_bytes::<2>(buf, first, step, out, m),
+        32 => gather_bytes::<4>(buf, first, step, out, m),
+        64 => gather_bytes::<8>(buf, first, step, out, m),
+        128 => gather_bytes::<16>(buf, first, step, out, m),
+        4 => gather_sub::<4>(buf, first, step, out, m),
+        _ => gather_sub::<1>(buf, first, step, out, m),
     }
 }
 
 /// Scatter `m` elements of `bits` bits packed from bit 0 of `from` to bit
-/// positions `pos(j)` of `buf` (sub-byte ones changing only their own
+/// `first + j * step` of `buf` (sub-byte ones changing only their own
 /// bits).
 #[inline]
-pub fn scatter(from: &[u8], buf: &mut [u8], pos: impl Fn(usize) -> usize, bits: u32, m: usize) {
+pub fn scatter(from: &[u8], buf: &mut [u8], first: usize, step: i64, bits: u32, m: usize) {
+    let pos = |j: usize| (first as i64 + j as i64 * step) as usize;
     match bits {
         8 => scatter_bytes::<1>(from, buf, pos, m),
         16 => scatter_bytes::<2>(from, buf, pos, m),
@@ -73,19 +74,30 @@ pub fn scatter(from: &[u8], buf: &mut [u8], pos: impl Fn(usize) -> usize, bits: 
     }
 }
 
+/// Whole-byte elements as every stride's window of their width: an
+/// iterator, which computes and checks no position of its own (source
+/// stride 2, 65536 elements, from Python: float32 -> float64 1.53 ->
+/// 2.07 Gelem/s, int8 -> float32 1.88 -> 2.62, float32 -> float16 1.77
+/// -> 2.72). (The destination's windows, by `chunks_mut`, ran slower
+/// than its positions: 0.85-0.94x.)
 #[inline(always)]
-fn gather_bytes<const W: usize>(
-    buf: &[u8],
-    pos: impl Fn(usize) -> usize,
-    out: &mut [u8],
-    m: usize,
-) {
-    let out = out.get_mut(..m * W).unwrap_or_default();
-    for (j, e) in out.chunks_exact_mut(W).enumerate() {
-        let at = pos(j) / 8;
+fn gather_bytes<const W: usize>(buf: &[u8], first: usize, step: i64, out: &mut [u8], m: usize) {
+    let out = out.get_mut(..m * W).unwrap_or_default().chunks_exact_mut(W);
+    let (at, s) = (first / 8, (step.unsigned_abs() / 8) as usize);
+    if s == 0 {
         if let Some(x) = buf.get(at..at + W) {
-            e.copy_from_slice(x);
+            out.for_each(|e| e.copy_from_slice(x));
         }
+    } else if step > 0 {
+        let windows = buf.get(at..).unwrap_or_default().windows(W).step_by(s);
+        out.zip(windows).for_each(|(e, x)| e.copy_from_slice(x));
+    } else if let Some(lo) = at.checked_sub((m.max(1) - 1).saturating_mul(s)) {
+        // Backward: the same windows from the last element up, into `out`
+        // from its end.
+        let windows = buf.get(lo..).unwrap_or_default().windows(W).step_by(s);
+        out.rev()
+            .zip(windows)
+            .for_each(|(e, x)| e.copy_from_slice(x));
     }
 }
 
@@ -111,12 +123,8 @@ fn scatter_bytes<const W: usize>(
 /// byte per element (source stride 2, 1024 elements: 4-bit sources 1.9x,
 /// bit sources 1.2x).
 #[inline(always)]
-fn gather_sub<const BITS: usize>(
-    buf: &[u8],
-    pos: impl Fn(usize) -> usize,
-    out: &mut [u8],
-    m: usize,
-) {
+fn gather_sub<const BITS: usize>(buf: &[u8], first: usize, step: i64, out: &mut [u8], m: usize) {
+    let pos = |j: usize| (first as i64 + j as i64 * step) as usize;
     let per = 8 / BITS;
     let mask = ((1u16 << BITS) - 1) as u8;
     let elem = |j: usize| {
