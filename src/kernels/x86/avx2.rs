@@ -1024,21 +1024,6 @@ impl<const LO: i32, const HI: i32, const BITS: usize> VDst<Four> for IntOut<LO, 
     }
 }
 
-impl<const SIGNED: bool> VDst<Four> for SmallI32Out<SIGNED> {
-    #[inline]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn put<const NT: bool>(x: Four, p: *mut u8) {
-        for (k, v) in x.into_iter().enumerate() {
-            let mut v = _mm256_castsi256_ps(v);
-            if !SIGNED {
-                v = _mm256_max_ps(v, _mm256_setzero_ps());
-            }
-            // SAFETY: the caller's 128 bytes.
-            unsafe { put256::<NT>(p.add(32 * k), _mm256_cvttps_epi32(v)) }
-        }
-    }
-}
-
 impl<const SIGNED: bool> VDst<Four> for I32Out<SIGNED> {
     #[inline]
     #[target_feature(enable = "avx2,f16c")]

@@ -469,20 +469,16 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
                 pairs!(t, k_lanes<avx512::Bf16Codes>, Side;
                     [Bf16In<false>] => [I8Out, U8Out, I4Out, U4Out]);
             }
-            // The 8- and 16-bit integers into the 32-bit ones, and int8 and
-            // uint8 into float16: AVX2's kernel, which every AVX-512 CPU
-            // runs. (The widenings into float32, float64 and complex128
-            // keep AVX-512's lanes: 0.94-1.8x over AVX2's at 4096-262144
-            // elements, most above 1.05, `make bench-levels`.)
+            // int8 and uint8 into float16: AVX2's kernel, which every
+            // AVX-512 CPU runs. (The small integers' widenings into
+            // float32, float64 and complex128 keep AVX-512's lanes:
+            // 0.94-1.8x over AVX2's at 4096-262144 elements, most above
+            // 1.05, `make bench-levels`; into the 32-bit integers,
+            // `native`'s maps, below.)
             {
                 use avx2::Four;
                 use steps::*;
                 pairs!(t, k_lanes<Four>, Side;
-                    // The compiler vectorizes their scalar kernels as well
-                    // in cache, but a SIMD kernel also streams: 1.4-1.9x at
-                    // 16M elements. (At AVX2, `native` takes them.)
-                    [I16In<true>, I16In<false>, I8In<true>, I8In<false>] =>
-                        [SmallI32Out<true>, SmallI32Out<false>];
                     // Over the AVX512-VBMI lookup that took them (AMD Zen 4,
                     // 4096 / 16384 / 131072 elements): 1.66x / 1.36x /
                     // 1.25-1.27x (20.2 -> 27.4 Gelem/s at 16384), 1.0x at

@@ -531,16 +531,6 @@ pub type U4Out = IntOut<0, 15, 4>;
 pub struct I32Out<const SIGNED: bool>;
 side!(I32Out<SIGNED>, if SIGNED { NX_INT32 } else { NX_UINT32 });
 
-/// int32 and uint32 (`SIGNED`) from float32 lanes that hold 8- or 16-bit
-/// integers (the small integer sources): one truncation, which is exact,
-/// and negatives to 0 for uint32; nothing else can come (no NaN, nothing
-/// past int32).
-pub struct SmallI32Out<const SIGNED: bool>;
-side!(
-    SmallI32Out<SIGNED>,
-    if SIGNED { NX_INT32 } else { NX_UINT32 }
-);
-
 /// int64 and uint64 from float32 lanes that hold the source's values
 /// exactly (as `I32Out`).
 pub struct I64Out<const SIGNED: bool>;
