@@ -395,17 +395,22 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
 }
 
 /// Elements `i .. n` through stack blocks (kept out of `run`, so that a
-/// contiguous call does not pay for initialising the buffers). A side that
-/// is contiguous in whole bytes is read or written in place, not copied.
+/// contiguous call does not pay for initialising the buffers). A block's
+/// elements of a contiguous side that span whole bytes are read or written
+/// in place, not copied: a 4- or 1-bit side's too (source stride 2, 65536
+/// elements, into contiguous float4_e2m1fn, int4, uint4, bit: 5.4-6.4x
+/// over the per-element scatter, 0.51-0.56 -> 2.8-3.6 Gelem/s).
 #[inline(never)]
 fn blocks(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], mut i: usize, n: usize) {
     let mut sbuf = [0u8; BLOCK_BYTES];
     let mut dbuf = [0u8; BLOCK_BYTES];
     let block = BLOCK_BYTES * 8 / sp.bits.max(dp.bits) as usize;
-    // Elements i .. i + m of a side in place: their bytes, when whole.
+    // Elements i .. i + m of a contiguous side in place: their bytes, when
+    // whole (a sub-byte side's too: from a byte boundary, whole bytes).
     let in_place = |s: &Span, i: usize, m: usize| {
-        let w = s.bits as usize / 8;
-        (s.bits.is_multiple_of(8) && s.contiguous()).then(|| s.bit(i) / 8..s.bit(i) / 8 + m * w)
+        let (at, len) = (s.bit(i), m * s.bits as usize);
+        (s.contiguous() && at.is_multiple_of(8) && len.is_multiple_of(8))
+            .then(|| at / 8..(at + len) / 8)
     };
     while i < n {
         let m = (n - i).min(block);
