@@ -14,8 +14,9 @@
  *             "subnormal" (floats below their format's normals: random
  *             bits with the exponent field cleared; integers as "normal");
  *   pairs     only these, as "s:d,s:d" (dtype codes).
- * Environment BENCH_STRIDE=k (default 1) reads every k-th source element
- * (nx_convert_strided; the destination stays contiguous). */
+ * Environment BENCH_STRIDE=k (default 1) reads every k-th source element,
+ * BENCH_DST_STRIDE=k writes every k-th destination element
+ * (nx_convert_strided). */
 
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -79,6 +80,18 @@ static void fill(int32_t dt, unsigned char *p, int64_t n, enum pattern pat) {
   }
 }
 
+/* Whether a -> b is in the list "s:d,s:d" (every pair without a list). */
+static int listed(const char *only, int a, int b) {
+  if (!only) return 1;
+  char key[16];
+  snprintf(key, sizeof key, "%d:%d", a, b);
+  /* A match bounded by the list's commas. */
+  const char *m = strstr(only, key);
+  size_t len = strlen(key);
+  while (m && !((m == only || m[-1] == ',') && (m[len] == ',' || m[len] == 0))) m = strstr(m + 1, key);
+  return m != NULL;
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 16384;
   const char *pname = argc > 2 ? argv[2] : "normal";
@@ -88,38 +101,36 @@ int main(int argc, char **argv) {
   /* 64-byte aligned plus 16, as numpy's arrays sit. */
   const char *st = getenv("BENCH_STRIDE");
   int64_t stride = st ? atoll(st) : 1;
-  if (stride < 1) return 1;
-  size_t room = ((size_t)(n * stride) * 16 + 128 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+  const char *dt = getenv("BENCH_DST_STRIDE");
+  int64_t dstride = dt ? atoll(dt) : 1;
+  if (stride < 1 || dstride < 1) return 1;
+  int64_t wide = stride > dstride ? stride : dstride;
+  size_t room = ((size_t)(n * wide) * 16 + 128 + 63) / 64 * 64; /* aligned_alloc wants a multiple */
   unsigned char *src = aligned_alloc(64, room);
   unsigned char *dst = aligned_alloc(64, room);
   if (!src || !dst || n <= 0) return 1;
   src += 16;
   dst += 16;
-  printf("# level %s, %lld elements, source stride %lld, %s\n", nx_kernel_isa(), (long long)n, (long long)stride,
+  printf("# level %s, %lld elements, source stride %lld, destination stride %lld, %s\n", nx_kernel_isa(),
+         (long long)n, (long long)stride, (long long)dstride,
          pat == BITS ? "random bits" : pat == SUBNORMAL ? "subnormal floats" : "normal values");
   for (int a = 0; a < count; a++) {
-    fill(a, src, n * stride, pat);
+    int filled = 0;
     for (int b = 0; b < count; b++) {
-      if (a == b) continue;
-      if (only) {
-        char key[16];
-        snprintf(key, sizeof key, "%d:%d", a, b);
-        /* A match bounded by the list's commas. */
-        const char *m = strstr(only, key);
-        size_t len = strlen(key);
-        while (m && !((m == only || m[-1] == ',') && (m[len] == ',' || m[len] == 0))) m = strstr(m + 1, key);
-        if (!m) continue;
-      }
+      if (a == b || !listed(only, a, b)) continue;
+      /* Filled once a source, and only if one of its pairs is measured. */
+      if (!filled) fill(a, src, n * stride, pat);
+      filled = 1;
       double best = 1e30;
       /* About 2 ms a batch, best of 7 batches. */
       double t0 = now();
-      if (nx_convert_strided(a, src, 0, stride, b, dst, 0, 1, n) != NX_OK) return 2;
+      if (nx_convert_strided(a, src, 0, stride, b, dst, 0, dstride, n) != NX_OK) return 2;
       double one = now() - t0;
       long reps = (long)(2e-3 / (one > 1e-7 ? one : 1e-7));
       if (reps < 1) reps = 1;
       for (int k = 0; k < 7; k++) {
         t0 = now();
-        for (long r = 0; r < reps; r++) nx_convert_strided(a, src, 0, stride, b, dst, 0, 1, n);
+        for (long r = 0; r < reps; r++) nx_convert_strided(a, src, 0, stride, b, dst, 0, dstride, n);
         double t = (now() - t0) / (double)reps;
         if (t < best) best = t;
       }
