@@ -16,7 +16,8 @@
 //! integers among themselves; at AVX2 also the 64-bit integers, float64
 //! <-> the 32-bit integers and complex128) get a map the compiler vectorizes
 //! (`native.rs`), so that no pair is left to the scalar reference. The
-//! dispatch table is built once per level.
+//! dispatch table is built once per level. Strided 32-bit sources are
+//! gathered into the driver's blocks by VPGATHERDD (`gather.rs`).
 //!
 //! Every SIMD kernel runs under an MXCSR the kernel names (`call`): every
 //! exception masked, round to nearest (or toward zero), no FTZ or DAZ but
@@ -39,6 +40,7 @@
 mod avx2;
 mod avx512;
 mod bits;
+pub mod gather;
 mod native;
 mod steps;
 
