@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-levels bench-isa
+.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -32,6 +32,10 @@ $(BUILD)/bench/floors.so: bench/floors.c
 bench: lib $(BUILD)/bench/floors.so
 	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_FLOORS_LIB=$(abspath $(BUILD)/bench/floors.so) \
 	  $(PYTHON) bench/bench_convert.py bench/results/convert.md
+
+# Strided views (numpy's dtypes) against numpy's copyto of the same views.
+bench-strided: lib
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) bench/bench_strided.py bench/results/strided_numpy.md
 
 # Every pair at each kernel level, in cache (16384 elements), the levels
 # alternated in one sitting (scripts/bench-levels; ROUNDS=3 by default).

@@ -1010,6 +1010,7 @@ fn immune_to_mxcsr() {
         (NX_COMPLEX128, NX_FLOAT16),
         (NX_INT32, NX_COMPLEX64),
         (NX_UINT64, NX_COMPLEX128),
+        (NX_INT64, NX_FLOAT64),
     ]);
     for (s, d) in pairs {
         let (s, d) = (dt(s), dt(d));
@@ -1033,6 +1034,23 @@ fn immune_to_mxcsr() {
                     s.name(),
                     d.name()
                 );
+                // Strided too (destination stride 2): the block path and
+                // the one-pass strided maps set the MXCSR of their own.
+                if d.bits() % 8 == 0 {
+                    let w = d.bits() as usize / 8;
+                    let mut wide = vec![0u8; 2 * want.len()];
+                    let old = mxcsr_set(env);
+                    let st = conv(isa, s, &src, 0, 1, d, &mut wide, 0, 2, vals.len() as i64);
+                    let after = mxcsr_set(old);
+                    assert_eq!((st, after), (NX_OK, env));
+                    let got: Vec<u8> = wide.chunks(2 * w).flat_map(|c| c[..w].to_vec()).collect();
+                    assert!(
+                        got == want,
+                        "{isa:?} {} -> {} strided under MXCSR {env:#x}",
+                        s.name(),
+                        d.name()
+                    );
+                }
             }
         }
     }

@@ -393,6 +393,22 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
             i += body;
         }
     }
+    // Strided between machine types: one pass, as numpy's loops go.
+    #[cfg(target_arch = "x86_64")]
+    if i == 0 && isa != Isa::Scalar && sp.bits.is_multiple_of(8) && dp.bits.is_multiple_of(8) {
+        if let Some(f) = x86::native::strided(s.code(), d.code()) {
+            f(
+                src,
+                sp.bit(0) / 8,
+                sp.step / 8,
+                dst,
+                dp.bit(0) / 8,
+                dp.step / 8,
+                n,
+            );
+            return NX_OK;
+        }
+    }
     // The rest, strided or misaligned, or a sub-byte body's last few:
     // gather a block packed from bit 0, convert it, scatter it. A single
     // element alone: the scalar conversion costs 30-70 ns an element, more

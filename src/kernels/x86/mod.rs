@@ -41,7 +41,7 @@ mod avx2;
 mod avx512;
 mod bits;
 pub mod gather;
-mod native;
+pub mod native;
 mod steps;
 
 use super::{Isa, SimdKernel, Store};
