@@ -6,10 +6,10 @@ import ctypes
 import os
 import platform
 import sys
-import time
 
 import ml_dtypes
 import numpy as np
+from timing import best_times
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
 # Arguments are built once as ctypes objects and the call has no argtypes:
@@ -61,28 +61,6 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
 # Among the float8 and float4 formats (by table lookup where AVX512-VBMI is), against ml_dtypes.
 PAIRS += [("float8_e4m3fn", "float8_e5m2"), ("float8_e4m3fn", "float4_e2m1fn")]
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
-
-
-def best_times(fns, nbytes):
-    """Best seconds per call of each of `fns`, over a few batches of each sized
-    to ~0.05 s, the functions' batches taken in turn: a change in the shared
-    host's load between batches then touches every column of a row alike."""
-    reps = []
-    for fn in fns:
-        fn()
-        t0 = time.perf_counter()
-        fn()
-        one = max(time.perf_counter() - t0, 1e-7)
-        reps.append(max(1, min(20000, int(0.05 / one))))
-    batches = 5 if nbytes <= (16 << 20) else 3
-    best = [float("inf")] * len(fns)
-    for _ in range(batches):
-        for k, (fn, r) in enumerate(zip(fns, reps)):
-            t0 = time.perf_counter()
-            for _ in range(r):
-                fn()
-            best[k] = min(best[k], (time.perf_counter() - t0) / r)
-    return best
 
 
 def make_source(name, n, rng):

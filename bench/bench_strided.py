@@ -8,9 +8,9 @@ import math
 import os
 import platform
 import sys
-import time
 
 import numpy as np
+from timing import best_times
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
 lib.nx_convert_strided.restype = ctypes.c_int32
@@ -26,22 +26,6 @@ PAIRS = [("float32", "float64"), ("float64", "float32"), ("float32", "float16"),
 # (source stride, destination stride), in elements.
 LAYOUTS = [(2, 1), (1, 2), (-1, 1), (2, 2)]
 SIZES = [1024, 65536]
-
-
-def best_pair(fa, fb, n):
-    """Best seconds a call of fa and of fb, batches of about 2 ms in turn."""
-    fa(), fb()
-    t0 = time.perf_counter()
-    fa()
-    reps = max(1, int(2e-3 / max(time.perf_counter() - t0, 1e-7)))
-    best = [math.inf, math.inf]
-    for _ in range(5):
-        for k, f in enumerate((fa, fb)):
-            t0 = time.perf_counter()
-            for _ in range(reps):
-                f()
-            best[k] = min(best[k], (time.perf_counter() - t0) / reps)
-    return best
 
 
 def source(name, count, rng):
@@ -78,8 +62,8 @@ def main(out_path):
                 # NaN compared as NaN): a check that the two move the same elements.
                 if not np.array_equal(ours_out, out, equal_nan=d.startswith(("float", "complex"))):
                     sys.exit(f"results differ: {s} -> {d}, strides {ss}, {ds}")
-                t_ours, t_np = best_pair(lambda: lib.nx_convert_strided(*args),
-                                         lambda: np.copyto(out, src, casting="unsafe"), n)
+                t_ours, t_np = best_times([lambda: lib.nx_convert_strided(*args),
+                                           lambda: np.copyto(out, src, casting="unsafe")], 0)
                 ratios.append(t_np / t_ours)
                 rows.append(f"| {s} -> {d} | {ss} | {ds} | {n} | {n / t_ours * 1e-9:.3f} | "
                             f"{n / t_np * 1e-9:.3f} | {t_np / t_ours:.2f}x |")
@@ -90,7 +74,7 @@ def main(out_path):
         f.write(f"`make bench-strided`, one thread, level `{lib.nx_kernel_isa().decode()}` "
                 f"({platform.machine()}), numpy {np.__version__}. Strides in elements (a view's "
                 "`[::k]`); the other side contiguous unless given; each cell the best of 5 batches "
-                "of about 2 ms, ours and numpy's in turn. Speedup: numpy's time over ours. "
+                "of about 0.05 s, ours and numpy's in turn. Speedup: numpy's time over ours. "
                 f"Geometric mean {geo:.2f}x over {len(ratios)} cells; {below} below 1.0x.\n\n")
         f.write("| pair | source stride | destination stride | elements | ours Gelem/s | "
                 "numpy Gelem/s | speedup |\n|---|---:|---:|---:|---:|---:|---:|\n")

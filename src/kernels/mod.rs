@@ -393,10 +393,11 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
             i += body;
         }
     }
-    // Strided between machine types: one pass, as numpy's loops go.
+    // Strided between machine types: one pass, as numpy's loops go, for
+    // the pairs `x86::native::strided` names.
     #[cfg(target_arch = "x86_64")]
-    if i == 0 && isa != Isa::Scalar && sp.bits.is_multiple_of(8) && dp.bits.is_multiple_of(8) {
-        if let Some(f) = x86::native::strided(s.code(), d.code()) {
+    if i == 0 && sp.bits.is_multiple_of(8) && dp.bits.is_multiple_of(8) {
+        if let Some(f) = x86::native::strided(isa, s.code(), d.code()) {
             f(
                 src,
                 sp.bit(0) / 8,

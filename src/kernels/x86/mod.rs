@@ -40,8 +40,8 @@
 mod avx2;
 mod avx512;
 mod bits;
-pub mod gather;
-pub mod native;
+pub(super) mod gather;
+pub(super) mod native;
 mod steps;
 
 use super::{Isa, SimdKernel, Store};

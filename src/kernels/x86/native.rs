@@ -26,7 +26,7 @@
 
 use super::{call, put256, set, Table, DAZ, FTZ, MXCSR_RN};
 use crate::ffi::*;
-use crate::kernels::Store;
+use crate::kernels::{Isa, Store};
 use std::arch::x86_64::*;
 use std::mem::size_of;
 
@@ -546,8 +546,12 @@ pub type Strided = fn(&[u8], usize, i64, &mut [u8], usize, i64, usize);
 /// integers and bool into int64 (1.11-1.36x), and float64, int64 and
 /// complex128 into float32 (1.15x, 1.15x, 1.45x); slower for float -> integer
 /// (0.11-0.94x: the saturating casts cost more than the SIMD kernels'),
-/// and the rest mixed (0.39-1.54x): those keep the blocks.
-pub fn strided(s: i32, d: i32) -> Option<Strided> {
+/// and the rest mixed (0.39-1.54x): those keep the blocks. None below
+/// AVX2 or on a CPU without the level (the maps need AVX2).
+pub fn strided(isa: Isa, s: i32, d: i32) -> Option<Strided> {
+    if isa == Isa::Scalar || !isa.supported() {
+        return None;
+    }
     let int = |c: i32| {
         matches!(
             c,
@@ -618,8 +622,8 @@ fn strided_entry<S: Machine + Cast<D>, D: Machine>(
         super::set_mxcsr(env);
     }
     // SAFETY: every element's bytes lie within the slices (checked above;
-    // offsets within a slice fit an isize); AVX2 is there (`strided` is
-    // only asked at AVX2 or above).
+    // offsets within a slice fit an isize); AVX2 is there (`strided` hands
+    // this out only then).
     unsafe { k(src.as_ptr().add(sa), ss, dst.as_mut_ptr().add(da), ds, n) }
     super::set_mxcsr(caller);
 }
