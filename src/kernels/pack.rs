@@ -58,6 +58,12 @@ pub fn gather(buf: &[u8], first: usize, step: i64, bits: u32, out: &mut [u8], m:
     }
 }
 
+/// The bit of element j, the first at bit `first`, one every `step` bits.
+#[inline(always)]
+fn bit_of(first: usize, step: i64, j: usize) -> usize {
+    (first as i64 + j as i64 * step) as usize
+}
+
 /// Scatter `m` elements of `bits` bits packed from bit 0 of `from` to bit
 /// `first + j * step` of `buf` (sub-byte ones changing only their own
 /// bits). The step is positive: destination strides are at least 1
@@ -70,10 +76,10 @@ pub fn scatter(from: &[u8], buf: &mut [u8], first: usize, step: i64, bits: u32, 
         32 => scatter_bytes::<4>(from, buf, first, step, m),
         64 => scatter_bytes::<8>(from, buf, first, step, m),
         128 => scatter_bytes::<16>(from, buf, first, step, m),
-        _ => {
-            let pos = |j: usize| (first as i64 + j as i64 * step) as usize;
-            (0..m).for_each(|j| write(buf, pos(j), bits, read(from, j * bits as usize, bits)))
-        }
+        _ => (0..m).for_each(|j| {
+            let x = read(from, j * bits as usize, bits);
+            write(buf, bit_of(first, step, j), bits, x)
+        }),
     }
 }
 
@@ -133,7 +139,7 @@ fn scatter_bytes<const W: usize>(from: &[u8], buf: &mut [u8], first: usize, step
 /// bit sources 1.2x).
 #[inline(always)]
 fn gather_sub<const BITS: usize>(buf: &[u8], first: usize, step: i64, out: &mut [u8], m: usize) {
-    let pos = |j: usize| (first as i64 + j as i64 * step) as usize;
+    let pos = |j: usize| bit_of(first, step, j);
     let per = 8 / BITS;
     let mask = ((1u16 << BITS) - 1) as u8;
     let elem = |j: usize| {

@@ -30,21 +30,10 @@ pub fn gather32(isa: Isa, buf: &[u8], at: usize, step: i64, out: &mut [u8], m: u
     if m < 128 || isa == Isa::Scalar || !isa.supported() {
         return 0;
     }
-    // Elements 0 and g - 1 bound the bytes read; every offset from element
-    // 0 fits an i32 (VPGATHERDD's signed indices, scale 1).
-    let span = match (g as u64 - 1).checked_mul(step.unsigned_abs()) {
-        Some(s) if s <= i32::MAX as u64 => s as usize,
-        _ => return 0,
-    };
-    let lo = if step >= 0 {
-        Some(at)
-    } else {
-        at.checked_sub(span)
-    };
-    let within = lo
-        .and_then(|lo| lo.checked_add(span + 4))
-        .is_some_and(|hi| hi <= buf.len());
-    if !within || out.len() < g * 4 {
+    // Every offset from element 0 fits an i32 (VPGATHERDD's signed
+    // indices, scale 1).
+    let span = super::reach(buf.len(), at, step, 4, g);
+    if span.is_none_or(|s| s > i32::MAX as u64) || out.len() < g * 4 {
         return 0;
     }
     let (base, step, to) = (buf.as_ptr().wrapping_add(at), step as i32, out.as_mut_ptr());

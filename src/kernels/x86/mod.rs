@@ -162,27 +162,50 @@ unsafe fn call(
         let nt =
             store == Store::Stream && (dst.as_ptr() as usize).wrapping_add(hd).is_multiple_of(64);
         let k = if nt { stream } else { plain };
-        let caller = mxcsr();
-        if caller != env {
-            set_mxcsr(env);
-        }
         // SAFETY: the lengths were checked (the head's and the rest's bytes
         // lie within them, on whole bytes), and the alignment for
         // streaming; the CPU features are the caller's promise. The
         // kernels are reached through pointers, so no float operation of
         // theirs moves across the MXCSR writes.
-        unsafe {
+        under(env, || unsafe {
             if head > 0 {
                 plain(src.as_ptr(), dst.as_mut_ptr(), head);
             }
             k(src.as_ptr().add(hs), dst.as_mut_ptr().add(hd), n - head)
-        }
-        // Restored without reading it back: the read (STMXCSR, then a
-        // compare) cost 296 of the 420 pairs 70-140 ns a call (32
-        // elements: 110 -> 43 ns; int8 -> bit of 16384: 390 -> 250 ns;
-        // the profile puts it on the compare).
-        set_mxcsr(caller);
+        });
     }
+}
+
+/// `run` under MXCSR `env`, the caller's MXCSR, flags included, restored
+/// after. `run` must reach its float operations through a pointer, so that
+/// none moves across the MXCSR writes.
+#[inline(always)]
+fn under(env: u32, run: impl FnOnce()) {
+    let caller = mxcsr();
+    if caller != env {
+        set_mxcsr(env);
+    }
+    run();
+    // Restored without reading it back: the read (STMXCSR, then a
+    // compare) cost 296 of the 420 pairs 70-140 ns a call (32
+    // elements: 110 -> 43 ns; int8 -> bit of 16384: 390 -> 250 ns;
+    // the profile puts it on the compare).
+    set_mxcsr(caller);
+}
+
+/// Whether `n` elements of `w` bytes, element j at byte `at + j * step`
+/// (`step` any sign), all lie within `len` bytes: then the bytes from the
+/// lowest element's start to the highest's, `|(n - 1) step|`, else None
+/// (or n = 0). The first and the last element bound the rest.
+fn reach(len: usize, at: usize, step: i64, w: usize, n: usize) -> Option<u64> {
+    let span = (n.checked_sub(1)? as u64).checked_mul(step.unsigned_abs())?;
+    let lo = if step >= 0 {
+        at as u64
+    } else {
+        (at as u64).checked_sub(span)?
+    };
+    let hi = lo.checked_add(span)?.checked_add(w as u64)?;
+    (hi <= len as u64).then_some(span)
 }
 
 /// A safe table entry for a raw kernel `$f::<NT>` of `$sb` -> `$db` bits per

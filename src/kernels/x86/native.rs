@@ -552,44 +552,23 @@ pub fn strided(isa: Isa, s: i32, d: i32) -> Option<Strided> {
     if isa == Isa::Scalar || !isa.supported() {
         return None;
     }
-    let int = |c: i32| {
-        matches!(
-            c,
-            NX_INT64
-                | NX_UINT64
-                | NX_INT32
-                | NX_UINT32
-                | NX_INT16
-                | NX_UINT16
-                | NX_INT8
-                | NX_UINT8
-                | NX_BOOL
-        )
-    };
-    let chosen = match d {
-        NX_COMPLEX128 => true,
-        NX_FLOAT64 => !matches!(s, NX_UINT64 | NX_BOOL | NX_COMPLEX128),
-        NX_INT64 => int(s),
-        NX_FLOAT32 => matches!(s, NX_FLOAT64 | NX_INT64 | NX_COMPLEX128),
-        _ => false,
-    };
-    if !chosen {
-        return None;
-    }
     macro_rules! one {
         ($s:ty, $d:ty) => {
-            if s == <$s as Machine>::DT && d == <$d as Machine>::DT && s != d {
+            if s == <$s as Machine>::DT && d == <$d as Machine>::DT {
                 return Some(strided_entry::<$s, $d>);
             }
         };
     }
-    cross!(one; [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64];
-        [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64]);
+    // The chosen pairs, and only those instantiated.
+    cross!(one; [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C64]; [C128]);
+    cross!(one; [f32, i64, i32, u32, i16, u16, i8, u8, C64]; [f64]);
+    cross!(one; [u64, i32, u32, i16, u16, i8, u8, Bool]; [i64]);
+    cross!(one; [f64, i64, C128]; [f32]);
     None
 }
 
 /// `strided`'s `S -> D`: nothing written unless every element's bytes lie
-/// within the slices (the first and the last bound them).
+/// within the slices.
 fn strided_entry<S: Machine + Cast<D>, D: Machine>(
     src: &[u8],
     sa: usize,
@@ -599,33 +578,20 @@ fn strided_entry<S: Machine + Cast<D>, D: Machine>(
     ds: i64,
     n: usize,
 ) {
-    let fits = |len: usize, at: usize, step: i64, w: usize| {
-        let last = i64::try_from(n)
-            .ok()
-            .and_then(|n| (n - 1).checked_mul(step))
-            .and_then(|off| i64::try_from(at).ok()?.checked_add(off));
-        last.is_some_and(|l| l >= 0 && (l as u64).saturating_add(w as u64) <= len as u64)
-            && at.saturating_add(w) <= len
-    };
-    if n == 0
-        || !fits(src.len(), sa, ss, size_of::<S>())
-        || !fits(dst.len(), da, ds, size_of::<D>())
+    let (sw, dw) = (size_of::<S>(), size_of::<D>());
+    if super::reach(src.len(), sa, ss, sw, n).is_none()
+        || super::reach(dst.len(), da, ds, dw, n).is_none()
     {
         return;
     }
-    // Through an opaque pointer, so that no float operation moves across
-    // the MXCSR writes.
-    let k =
-        std::hint::black_box(strided_map::<S, D> as unsafe fn(*const u8, i64, *mut u8, i64, usize));
-    let (env, caller) = (<S as Cast<D>>::ENV, super::mxcsr());
-    if caller != env {
-        super::set_mxcsr(env);
-    }
-    // SAFETY: every element's bytes lie within the slices (checked above;
+    let k = strided_map::<S, D> as unsafe fn(*const u8, i64, *mut u8, i64, usize);
+    // SAFETY: every element's bytes lie within the slices (`reach`;
     // offsets within a slice fit an isize); AVX2 is there (`strided` hands
-    // this out only then).
-    unsafe { k(src.as_ptr().add(sa), ss, dst.as_mut_ptr().add(da), ds, n) }
-    super::set_mxcsr(caller);
+    // this out only then). Through an opaque pointer, so that no float
+    // operation moves across the MXCSR writes.
+    super::under(<S as Cast<D>>::ENV, || unsafe {
+        std::hint::black_box(k)(src.as_ptr().add(sa), ss, dst.as_mut_ptr().add(da), ds, n)
+    });
 }
 
 /// # Safety
