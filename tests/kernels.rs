@@ -712,6 +712,25 @@ fn layouts_every_pair() {
     }
 }
 
+/// Strided calls whose wider side spans `BIG_CALL` bytes and more (the
+/// large blocks, many of them), every pair at every level, source strides
+/// 2, -1, 3 and -4 and destination strides 1 to 4.
+#[test]
+fn layouts_big_strided_every_pair() {
+    let mut rng = Rng(19);
+    for isa in levels() {
+        for s in Dtype::all() {
+            for d in Dtype::all() {
+                let n = kernels::BIG_CALL * 8 / s.bits().max(d.bits()) as usize + 37;
+                for (ss, ds) in [(2, 1), (-1, 1), (1, 2), (3, 3), (-4, 4)] {
+                    let so = if ss < 0 { -ss * n as i64 + 1 } else { 3 };
+                    check_layout(isa, s, d, n, so, ss, 1, ds, &mut rng);
+                }
+            }
+        }
+    }
+}
+
 /// Contiguous bodies long enough to get an aligning head (`ALIGN_MIN`
 /// elements, or `ALIGN_DST_BYTES` of destination, and more), from many
 /// element offsets: the head stays within the body.

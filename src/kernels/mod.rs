@@ -97,10 +97,14 @@ pub fn isa() -> Isa {
 /// reading each destination line first; then the destination pointer must be
 /// 64-byte aligned, and the caller orders the stores with `stream_end`
 /// before returning). A kernel's partial last vector is always ordinary.
+/// `Held(mxcsr)`: ordinary stores, one block of many within the caller's
+/// scope (`x86::hold`), which restores the MXCSR `mxcsr` it read once, so
+/// the kernel neither reads nor restores it (see `blocks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Store {
     Plain,
     Stream,
+    Held(u32),
 }
 
 /// A contiguous SIMD kernel (see the module doc), called as `k(src, dst,
@@ -344,25 +348,41 @@ pub const ALIGN_MIN: usize = 16384;
 /// See `ALIGN_MIN`.
 pub const ALIGN_DST_BYTES: usize = 16 << 10;
 
-/// Bytes of a gathered block's buffer, each side's: a call initialises the
-/// two, and a block holds 1024 * 8 / (the wider side's bits) elements (64
+/// Bytes of a gathered block's buffer, each side's, for calls whose wider
+/// side spans less than `BIG_CALL`: a call initialises the two, and a
+/// block holds 1024 * 8 / (the wider side's bits) elements (64
 /// complex128, 256 float32). Against 4 KiB each (bench-levels, source
 /// stride 2, alternated): 1.5x at 16 elements, 1.1-1.6x at 64, 1.0-1.25x
 /// at 1024.
 const BLOCK_BYTES: usize = 1024;
 
-/// A block's buffer, on a cache line: the kernels' vector loads and stores
-/// of it then split no line, wherever the stack puts it (byte arrays, the
-/// buffers had sat where the frame put them: source stride 2, 65536
-/// elements, the SIMD gather's float32 -> float64 1.9 -> 2.5 Gelem/s in
-/// one build and 2.6 in another; destination stride 2, float32 -> float64
-/// 1.26x, float32 -> complex128 1.43x).
-#[repr(align(64))]
-struct Block([u8; BLOCK_BYTES]);
+/// Bytes of a block's buffer for calls whose wider side spans `BIG_CALL`
+/// or more. Each block costs more than its set-up: a kernel's narrow
+/// stores read back at once by wider loads (the masked stores of
+/// `x86::gather::spread`, the kernels' loads of a gathered block) wait
+/// until those stores are written, which a larger block leaves time for.
+/// Against 1 KiB (source or destination stride 2, 65536 elements,
+/// alternated): int64 -> uint8 4.85 -> 8.6 Gelem/s, float64 ->
+/// float8_e4m3fn 3.85 -> 6.35, int8 -> float16 7.3 -> 9.6; at 256
+/// elements (2 KiB) 0.64-0.86x, where the 16 KiB to initialise cost more.
+const BIG_BLOCK_BYTES: usize = 8192;
+/// See `BIG_BLOCK_BYTES` (by `make bench-levels` at 512 to 4096 elements:
+/// 8 KiB of int64 even, 16 KiB of complex128 1.26x, 4 KiB of float64
+/// 0.87x).
+pub const BIG_CALL: usize = 16 << 10;
 
-impl Default for Block {
-    fn default() -> Block {
-        Block([0; BLOCK_BYTES])
+/// A block's buffer of `B` bytes, on a cache line: the kernels' vector
+/// loads and stores of it then split no line, wherever the stack puts it
+/// (byte arrays, the buffers had sat where the frame put them: source
+/// stride 2, 65536 elements, the SIMD gather's float32 -> float64 1.9 ->
+/// 2.5 Gelem/s in one build and 2.6 in another; destination stride 2,
+/// float32 -> float64 1.26x, float32 -> complex128 1.43x).
+#[repr(align(64))]
+struct Block<const B: usize>([u8; B]);
+
+impl<const B: usize> Default for Block<B> {
+    fn default() -> Block<B> {
+        Block([0; B])
     }
 }
 
@@ -417,7 +437,12 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
     // 1.6-2.8x; 7 contiguous float32 -> float4_e2m1fn, fewer than the 8
     // the kernel takes for whole bytes: 1.8x).
     if n - i >= 2 {
-        blocks(isa, k, sp, dp, src, dst, i, n);
+        let wide = (n - i).saturating_mul(sp.bits.max(dp.bits) as usize) / 8;
+        if wide >= BIG_CALL {
+            blocks::<BIG_BLOCK_BYTES>(isa, k, sp, dp, src, dst, i, n);
+        } else {
+            blocks::<BLOCK_BYTES>(isa, k, sp, dp, src, dst, i, n);
+        }
     } else {
         for j in i..n {
             one(dst, j);
@@ -427,12 +452,17 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
 }
 
 /// Elements `i .. i + m` of the source side `sp` packed into `out`: by
-/// the level's SIMD gather where it applies (`x86::gather`), the rest by
-/// `pack::gather`.
+/// the level's SIMD gathers where they apply (`x86::gather`: byte
+/// permutes for strides of up to 4 elements, else VPGATHERDD for 32-bit
+/// elements), the rest by `pack::gather`.
 fn gather(isa: Isa, src: &[u8], sp: &Span, i: usize, out: &mut [u8], m: usize) {
     #[cfg(target_arch = "x86_64")]
-    let done = if sp.bits == 32 {
-        x86::gather::gather32(isa, src, sp.bit(i) / 8, sp.step / 8, out, m)
+    let done = if sp.bits.is_multiple_of(8) {
+        let (at, step, w) = (sp.bit(i) / 8, sp.step / 8, sp.bits as usize / 8);
+        match x86::gather::near(isa, src, at, step, w, out, m) {
+            0 if w == 4 => x86::gather::gather32(isa, src, at, step, out, m),
+            g => g,
+        }
     } else {
         0
     };
@@ -447,6 +477,26 @@ fn gather(isa: Isa, src: &[u8], sp: &Span, i: usize, out: &mut [u8], m: usize) {
     pack::gather(src, sp.bit(i + done), sp.step, sp.bits, rest, m - done);
 }
 
+/// `m` elements packed in `from` into elements `i .. i + m` of the
+/// destination side `dp`: by masked byte stores where they apply
+/// (`x86::gather::spread`), the rest by `pack::scatter`.
+fn scatter(isa: Isa, from: &[u8], dst: &mut [u8], dp: &Span, i: usize, m: usize) {
+    #[cfg(target_arch = "x86_64")]
+    let done = if dp.bits.is_multiple_of(8) {
+        let (at, w) = (dp.bit(i) / 8, dp.bits as usize / 8);
+        x86::gather::spread(isa, from, dst, at, dp.step / 8, w, m)
+    } else {
+        0
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = {
+        let _ = isa;
+        0
+    };
+    let rest = from.get(done * dp.bits as usize / 8..).unwrap_or_default();
+    pack::scatter(rest, dst, dp.bit(i + done), dp.step, dp.bits, m - done);
+}
+
 /// Elements `i .. n` through stack blocks (kept out of `run`, so that a
 /// contiguous call does not pay for initialising the buffers). A block's
 /// elements of a contiguous side that span whole bytes are read or written
@@ -455,7 +505,7 @@ fn gather(isa: Isa, src: &[u8], sp: &Span, i: usize, out: &mut [u8], m: usize) {
 /// over the per-element scatter, 0.51-0.56 -> 2.8-3.6 Gelem/s).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn blocks(
+fn blocks<const B: usize>(
     isa: Isa,
     k: Kernel,
     sp: &Span,
@@ -465,8 +515,8 @@ fn blocks(
     mut i: usize,
     n: usize,
 ) {
-    let (mut sbuf, mut dbuf) = (Block::default(), Block::default());
-    let block = BLOCK_BYTES * 8 / sp.bits.max(dp.bits) as usize;
+    let (mut sbuf, mut dbuf) = (Block::<B>::default(), Block::<B>::default());
+    let block = B * 8 / sp.bits.max(dp.bits) as usize;
     // Elements i .. i + m of a contiguous side in place: their bytes, when
     // whole (a sub-byte side's too: from a byte boundary, whole bytes).
     let in_place = |s: &Span, i: usize, m: usize| {
@@ -474,23 +524,30 @@ fn blocks(
         (s.contiguous() && at.is_multiple_of(8) && len.is_multiple_of(8))
             .then(|| at / 8..(at + len) / 8)
     };
-    while i < n {
-        let m = (n - i).min(block);
-        let from = match in_place(sp, i, m) {
-            Some(r) => src.get(r).unwrap_or_default(),
-            None => {
-                gather(isa, src, sp, i, &mut sbuf.0, m);
-                &sbuf.0
+    // The kernel's MXCSR read once for all blocks (`x86::hold`).
+    let mut each = |store: Store| {
+        while i < n {
+            let m = (n - i).min(block);
+            let from = match in_place(sp, i, m) {
+                Some(r) => src.get(r).unwrap_or_default(),
+                None => {
+                    gather(isa, src, sp, i, &mut sbuf.0, m);
+                    &sbuf.0
+                }
+            };
+            if let Some(r) = in_place(dp, i, m) {
+                if let Some(to) = dst.get_mut(r) {
+                    k.run_as(from, to, m, 0, store);
+                }
+            } else {
+                k.run_as(from, &mut dbuf.0, m, 0, store);
+                scatter(isa, &dbuf.0, dst, dp, i, m);
             }
-        };
-        if let Some(r) = in_place(dp, i, m) {
-            if let Some(to) = dst.get_mut(r) {
-                k.run(from, to, m);
-            }
-        } else {
-            k.run(from, &mut dbuf.0, m);
-            pack::scatter(&dbuf.0, dst, dp.bit(i), dp.step, dp.bits, m);
+            i += m;
         }
-        i += m;
-    }
+    };
+    #[cfg(target_arch = "x86_64")]
+    x86::hold(|mxcsr| each(Store::Held(mxcsr)));
+    #[cfg(not(target_arch = "x86_64"))]
+    each(Store::Plain);
 }
