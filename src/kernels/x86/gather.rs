@@ -135,22 +135,29 @@ const fn pick(w: usize, k: i64) -> Pick {
     }
 }
 
+/// The table of `f(x, y)` for every `x` of the constant array `xs` and
+/// `y` of `ys`, by their indexes (in a constant block: loops, as a const
+/// fn takes no closure).
+macro_rules! grid {
+    ($f:ident, $xs:ident, $ys:ident) => {{
+        let mut t = [const { [const { $f($xs[0], $ys[0]) }; $ys.len()] }; $xs.len()];
+        let mut i = 0;
+        while i < $xs.len() {
+            let mut j = 0;
+            while j < $ys.len() {
+                t[i][j] = $f($xs[i], $ys[j]);
+                j += 1;
+            }
+            i += 1;
+        }
+        t
+    }};
+}
+
 /// `pick` for every width and stride, by their indexes in `WIDTHS` and
 /// `NEAR_K`.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const PICKS: [[Pick; 7]; 5] = {
-    let mut t = [const { [const { pick(1, 2) }; 7] }; 5];
-    let mut i = 0;
-    while i < 5 {
-        let mut j = 0;
-        while j < 7 {
-            t[i][j] = pick(WIDTHS[i], NEAR_K[j]);
-            j += 1;
-        }
-        i += 1;
-    }
-    t
-};
+const PICKS: [[Pick; NEAR_K.len()]; WIDTHS.len()] = grid!(pick, WIDTHS, NEAR_K);
 
 /// Whether the CPU has AVX512-VBMI (VPERMT2B), which `near` and `spread`
 /// need (std caches the answer).
@@ -159,12 +166,10 @@ fn vbmi() -> bool {
 }
 
 /// The table index of (w, k), for a byte step `step` of elements of `w`
-/// bytes, if `near`/`spread` serve them.
+/// bytes, if `near` serves them.
 fn near_index(w: usize, step: i64) -> Option<(usize, usize)> {
-    let wi = WIDTHS.iter().position(|&x| x == w)?;
-    let k = step.checked_div(w as i64)?;
-    (k * w as i64 == step).then_some(())?;
-    Some((wi, NEAR_K.iter().position(|&x| x == k)?))
+    let i = WIDTHS.iter().position(|&x| x == w)?;
+    Some((i, NEAR_K.iter().position(|&k| k * w as i64 == step)?))
 }
 
 /// How many of the ranges `lo + j sv .. + need` (j = 0, 1, ..; `sv` not
@@ -291,21 +296,17 @@ const fn spread_of(w: usize, k: usize) -> Spread {
     Spread { idx, mask, g }
 }
 
-/// `spread_of` for every width and stride 2 to 4 (index k - 2).
+/// The element widths `spread` takes, and its strides. Elements of 8 and
+/// 16 bytes, four or two a store, ran slower than their copies
+/// (destination stride 2, every pair into them, against the copies,
+/// 65536 elements: 0.71-0.95x; 1024: 0.47-0.96x; again after `x86::hold`
+/// and the larger blocks: 0.72-0.91x).
+const SPREAD_W: [usize; 3] = [1, 2, 4];
+const SPREAD_K: [usize; 3] = [2, 3, 4];
+
+/// `spread_of` for every width and stride of `SPREAD_W` and `SPREAD_K`.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const SPREADS: [[Spread; 3]; 5] = {
-    let mut t = [const { [const { spread_of(1, 2) }; 3] }; 5];
-    let mut i = 0;
-    while i < 5 {
-        let mut k = 0;
-        while k < 3 {
-            t[i][k] = spread_of(WIDTHS[i], k + 2);
-            k += 1;
-        }
-        i += 1;
-    }
-    t
-};
+const SPREADS: [[Spread; SPREAD_K.len()]; SPREAD_W.len()] = grid!(spread_of, SPREAD_W, SPREAD_K);
 
 /// Scatter elements `0 .. g` of `w` bytes packed in `from` to byte `at + j
 /// * step` of `buf` (a stride of 2 to 4 elements), writing only their
@@ -321,20 +322,19 @@ pub fn spread(
     w: usize,
     m: usize,
 ) -> usize {
-    // Elements of 8 and 16 bytes, 4 or 2 a store, ran slower than their
-    // copies (destination stride 2, every pair into them, 65536 elements:
-    // 0.71-0.95x; 1024: 0.47-0.96x).
-    if isa != Isa::Avx512 || !isa.supported() || !vbmi() || w > 4 {
+    if isa != Isa::Avx512 || !isa.supported() || !vbmi() {
         return 0;
     }
-    let Some((i, j)) = near_index(w, step) else {
+    // (Strides count whole elements.)
+    let i = SPREAD_W.iter().position(|&x| x == w);
+    let j = SPREAD_K.iter().position(|&x| (x * w) as i64 == step);
+    let Some((p, k)) = i
+        .zip(j)
+        .and_then(|(i, j)| Some((SPREADS.get(i)?.get(j)?, *SPREAD_K.get(j)?)))
+    else {
         return 0;
     };
-    // (Strides 2 to 4: `NEAR_K`'s last three.)
-    let Some(p) = j.checked_sub(4).and_then(|k| SPREADS.get(i)?.get(k)) else {
-        return 0;
-    };
-    let (k, g) = (step as usize / w, p.g);
+    let g = p.g;
     // Group j reads g w bytes of `from` from j g w and writes bytes of
     // `buf` from at + j g k w up to `last` bytes on.
     let last = (g - 1) * k * w + w;
@@ -451,13 +451,12 @@ mod tests {
                         let from = bytes(m * w, 3);
                         let dst0 = bytes(span + 2 * room, 5);
                         let mut dst = dst0.clone();
-                        if w > 4 {
+                        let Some(wi) = SPREAD_W.iter().position(|&x| x == w) else {
                             assert_eq!(spread(isa, &from, &mut dst, room, s, w, m), 0);
                             continue;
-                        }
+                        };
                         let g = spread(isa, &from, &mut dst[..span + room], room, s, w, m);
-                        let per =
-                            SPREADS[WIDTHS.iter().position(|&x| x == w).unwrap()][k as usize - 2].g;
+                        let per = SPREADS[wi][k as usize - 2].g;
                         assert!(g <= m && g.is_multiple_of(per), "w {w} k {k} m {m}: {g}");
                         if room > 0 {
                             assert_eq!(g, m / per * per, "w {w} k {k} m {m}");
