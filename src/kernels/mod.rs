@@ -366,9 +366,9 @@ const BLOCK_BYTES: usize = 1024;
 /// float8_e4m3fn 3.85 -> 6.35, int8 -> float16 7.3 -> 9.6; at 256
 /// elements (2 KiB) 0.64-0.86x, where the 16 KiB to initialise cost more.
 const BIG_BLOCK_BYTES: usize = 8192;
-/// See `BIG_BLOCK_BYTES` (by `make bench-levels` at 512 to 4096 elements:
-/// 8 KiB of int64 even, 16 KiB of complex128 1.26x, 4 KiB of float64
-/// 0.87x).
+/// See `BIG_BLOCK_BYTES` (8 KiB blocks against 1 KiB, a C loop over
+/// `nx_convert_strided`, alternated, stride 2: a wider side of 8 KiB of
+/// int64 even, 16 KiB of complex128 1.26x, 4 KiB of float64 0.87x).
 pub const BIG_CALL: usize = 16 << 10;
 
 /// A block's buffer of `B` bytes, on a cache line: the kernels' vector
