@@ -159,17 +159,25 @@ macro_rules! grid {
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
 const PICKS: [[Pick; NEAR_K.len()]; WIDTHS.len()] = grid!(pick, WIDTHS, NEAR_K);
 
-/// Whether the CPU has AVX512-VBMI (VPERMT2B), which `near` and `spread`
-/// need (std caches the answer).
-fn vbmi() -> bool {
-    is_x86_feature_detected!("avx512vbmi")
+/// Whether `near` and `spread` run at `isa`: AVX-512 on a CPU with it and
+/// with AVX512-VBMI (VPERMB, VPERMT2B; std caches the answer).
+fn permutes(isa: Isa) -> bool {
+    isa == Isa::Avx512 && isa.supported() && is_x86_feature_detected!("avx512vbmi")
 }
 
-/// The table index of (w, k), for a byte step `step` of elements of `w`
-/// bytes, if `near` serves them.
-fn near_index(w: usize, step: i64) -> Option<(usize, usize)> {
-    let i = WIDTHS.iter().position(|&x| x == w)?;
-    Some((i, NEAR_K.iter().position(|&k| k * w as i64 == step)?))
+/// The entry of `table` (by the widths `ws` and strides in elements `ks`
+/// it was built over) for elements of `w` bytes a byte step `step` apart,
+/// if it has one.
+fn cell<T, const A: usize, const B: usize>(
+    table: &'static [[T; B]; A],
+    ws: [usize; A],
+    ks: [i64; B],
+    w: usize,
+    step: i64,
+) -> Option<&'static T> {
+    let i = ws.iter().position(|&x| x == w)?;
+    let j = ks.iter().position(|&k| k * w as i64 == step)?;
+    table.get(i)?.get(j)
 }
 
 /// How many of the ranges `lo + j sv .. + need` (j = 0, 1, ..; `sv` not
@@ -204,10 +212,8 @@ pub fn near(
     out: &mut [u8],
     m: usize,
 ) -> usize {
-    if isa != Isa::Avx512 || !isa.supported() || !vbmi() {
-        return 0;
-    }
-    let Some(p) = near_index(w, step).and_then(|(i, j)| PICKS.get(i)?.get(j)) else {
+    let p = cell(&PICKS, WIDTHS, NEAR_K, w, step);
+    let Some(p) = p.filter(|_| permutes(isa)) else {
         return 0;
     };
     let e = 64 / w;
@@ -281,7 +287,8 @@ struct Spread {
 }
 
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const fn spread_of(w: usize, k: usize) -> Spread {
+const fn spread_of(w: usize, k: i64) -> Spread {
+    let k = k as usize;
     let g = (64 - w) / (k * w) + 1;
     let (mut idx, mut mask) = ([0u8; 64], 0u64);
     let mut o = 0;
@@ -302,7 +309,7 @@ const fn spread_of(w: usize, k: usize) -> Spread {
 /// 65536 elements: 0.71-0.95x; 1024: 0.47-0.96x; again after `x86::hold`
 /// and the larger blocks: 0.72-0.91x).
 const SPREAD_W: [usize; 3] = [1, 2, 4];
-const SPREAD_K: [usize; 3] = [2, 3, 4];
+const SPREAD_K: [i64; 3] = [2, 3, 4];
 
 /// `spread_of` for every width and stride of `SPREAD_W` and `SPREAD_K`.
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
@@ -322,34 +329,27 @@ pub fn spread(
     w: usize,
     m: usize,
 ) -> usize {
-    if isa != Isa::Avx512 || !isa.supported() || !vbmi() {
-        return 0;
-    }
-    // (Strides count whole elements.)
-    let i = SPREAD_W.iter().position(|&x| x == w);
-    let j = SPREAD_K.iter().position(|&x| (x * w) as i64 == step);
-    let Some((p, k)) = i
-        .zip(j)
-        .and_then(|(i, j)| Some((SPREADS.get(i)?.get(j)?, *SPREAD_K.get(j)?)))
-    else {
+    let p = cell(&SPREADS, SPREAD_W, SPREAD_K, w, step);
+    let Some(p) = p.filter(|_| permutes(isa)) else {
         return 0;
     };
-    let g = p.g;
+    // (A stride in `SPREAD_K`: positive.)
+    let (g, step) = (p.g, step as usize);
     // Group j reads g w bytes of `from` from j g w and writes bytes of
-    // `buf` from at + j g k w up to `last` bytes on.
-    let last = (g - 1) * k * w + w;
+    // `buf` from at + j g step up to `last` bytes on.
+    let last = (g - 1) * step + w;
     let v =
-        fits(at as i64, last as i64, (g * k * w) as i64, buf.len()).min(m.min(from.len() / w) / g);
+        fits(at as i64, last as i64, (g * step) as i64, buf.len()).min(m.min(from.len() / w) / g);
     // SAFETY: the level and VBMI are there; group j's masked load reads
     // bytes j g w .. + g w of `from` and its masked store writes bytes
-    // within at + j g k w .. + last of `buf`, both within for j < v.
+    // within at + j g step .. + last of `buf`, both within for j < v.
     unsafe {
         spread_avx512(
             from.as_ptr(),
             buf.as_mut_ptr().wrapping_add(at),
             p,
             g * w,
-            g * k * w,
+            g * step,
             v,
         )
     }
@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn near_and_spread_match_copies() {
         let isa = Isa::Avx512;
-        if !isa.supported() || !vbmi() {
+        if !permutes(isa) {
             return;
         }
         let bytes = |n: usize, seed: usize| -> Vec<u8> {

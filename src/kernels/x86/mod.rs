@@ -168,7 +168,7 @@ unsafe fn call(
         // streaming; the CPU features are the caller's promise. The
         // kernels are reached through pointers, so no float operation of
         // theirs moves across the MXCSR writes.
-        let mut run = || unsafe {
+        let run = || unsafe {
             if head > 0 {
                 plain(src.as_ptr(), dst.as_mut_ptr(), head);
             }
@@ -177,50 +177,48 @@ unsafe fn call(
         match store {
             // A block within `hold`: the caller's MXCSR is known and is
             // restored when the scope ends.
-            Store::Held(caller) => {
-                if caller != env {
-                    set_mxcsr(env);
-                }
-                run()
-            }
+            Store::Held(caller) => enter(caller, env, run),
             _ => under(env, run),
         }
     }
 }
 
 /// Run `run(mxcsr)` with the caller's MXCSR `mxcsr` read once, and
-/// restored, flags included, when it returns (or unwinds): the scope of
+/// restored, flags included, when it returns: the scope of
 /// kernel calls made with `Store::Held(mxcsr)`, which neither read nor
 /// restore it. STMXCSR waits for every float operation before it: read at
 /// each block of a strided call, it stalled the pipeline once a block
 /// (strided calls 1.5-3.4x slower; the profile put 82% of a kernel entry's
 /// samples on the read).
+#[inline(always)]
 pub fn hold(run: impl FnOnce(u32)) {
-    struct Restore(u32);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            set_mxcsr(self.0);
-        }
-    }
-    let caller = Restore(mxcsr());
-    run(caller.0);
+    // (No guard for an unwind: the library's code does not panic, and a
+    // drop guard's landing pad in each of the kernels' entries grew
+    // `.text` by 38 KB.)
+    let caller = mxcsr();
+    run(caller);
+    set_mxcsr(caller);
 }
 
 /// `run` under MXCSR `env`, the caller's MXCSR, flags included, restored
-/// after. `run` must reach its float operations through a pointer, so that
-/// none moves across the MXCSR writes.
+/// after (`hold`; restored without reading it back: the read, STMXCSR then
+/// a compare, cost 296 of the 420 pairs 70-140 ns a call: 32 elements 110
+/// -> 43 ns; int8 -> bit of 16384 390 -> 250 ns). `run` must reach its
+/// float operations through a pointer, so that none moves across the
+/// MXCSR writes.
 #[inline(always)]
 fn under(env: u32, run: impl FnOnce()) {
-    let caller = mxcsr();
+    hold(|caller| enter(caller, env, run));
+}
+
+/// `run` under MXCSR `env` within a scope whose MXCSR is `caller`, which
+/// restores it: `env` set only where it differs.
+#[inline(always)]
+fn enter(caller: u32, env: u32, run: impl FnOnce()) {
     if caller != env {
         set_mxcsr(env);
     }
     run();
-    // Restored without reading it back: the read (STMXCSR, then a
-    // compare) cost 296 of the 420 pairs 70-140 ns a call (32
-    // elements: 110 -> 43 ns; int8 -> bit of 16384: 390 -> 250 ns;
-    // the profile puts it on the compare).
-    set_mxcsr(caller);
 }
 
 /// Whether `n` elements of `w` bytes, element j at byte `at + j * step`
