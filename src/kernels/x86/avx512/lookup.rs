@@ -447,29 +447,26 @@ fn e2m1_table(f: Format) -> &'static [u8; 64] {
     })
 }
 
-/// The word permutation that puts a `to_e2m1` step's nibble pairs in
+/// The byte permutation that puts a `to_e2m1` step's nibble pairs in
 /// order. Element e sits at index byte P(e): for float32 words (`wide`,
 /// four vectors of 16 dwords packed twice) e = 16k + 4L + r sits at 16L +
 /// 4k + r; for 16-bit sources (two vectors of 32 words packed once) e =
 /// 32h + 8L + r sits at 16L + 8h + r. `pair_nibbles` leaves elements e and
-/// e + 1 (e even) in word w = P(e) / 2, and packing that with zeros
-/// (VPACKUSWB) puts word w at byte 16 (w / 8) + w % 8. Output word q,
-/// elements 4q .. 4q + 4, is the one holding bytes w and w + 1 (w even,
-/// adjacent).
+/// e + 1 (e even, so P(e) even) in the low byte of word P(e) / 2, byte
+/// P(e): output byte b, elements 2b and 2b + 1, is byte P(2b) (one VPERMB,
+/// where packing the words and permuting them took two operations).
 #[allow(clippy::indexing_slicing)] // only in constant blocks: would fail the build
-const fn nibble_order(wide: bool) -> [u16; 32] {
-    let mut t = [0u16; 32];
-    let mut q = 0;
-    while q < 16 {
-        let e = 4 * q;
-        let p = if wide {
-            16 * (e % 16 / 4) + 4 * (e / 16)
+const fn nibble_order(wide: bool) -> [u8; 64] {
+    let mut t = [0u8; 64];
+    let mut b = 0;
+    while b < 32 {
+        let e = 2 * b;
+        t[b] = if wide {
+            16 * (e % 16 / 4) + 4 * (e / 16) + e % 4
         } else {
             16 * (e % 32 / 8) + 8 * (e / 32) + e % 8
-        };
-        let w = p / 2;
-        t[q] = (8 * (w / 8) + w % 8 / 2) as u16;
-        q += 1;
+        } as u8;
+        b += 1;
     }
     t
 }
@@ -560,8 +557,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         let code = _mm512_permutexvar_epi8(_mm512_packus_epi16(i0, i1), table);
         let sign = _mm512_packus_epi16(s0, s1);
         let code = _mm512_ternarylogic_epi32::<0xF8>(code, sign, _mm512_set1_epi8(8));
-        let pairs = _mm512_packus_epi16(super::pair_nibbles(code), _mm512_setzero_si512());
-        _mm512_castsi512_si256(_mm512_permutexvar_epi16(order, pairs))
+        _mm512_castsi512_si256(_mm512_permutexvar_epi8(order, super::pair_nibbles(code)))
     };
     // Bytes a source element.
     let sb = const { super::super::steps::dtype_bits(S) / 8 };
