@@ -176,7 +176,7 @@ typedef struct nx_float_format {
 } nx_float_format;
 
 /**
- * One row of the dtype table; nx_dtype_table[code] describes dtype `code`.
+ * One row of the dtype table; `nx_dtype_table[code]` describes dtype `code`.
  */
 typedef struct nx_dtype_row {
   /**
@@ -390,7 +390,7 @@ int32_t nx_is_value_f64(int32_t dt, double x);
 
 /**
  * Formats one element of dtype `dt` at `elem` (nx_dtype_bytes(dt, 1) bytes;
- * a sub-byte element in the low bits of elem[0]) as the seed's pp_value:
+ * a sub-byte element in the low bits of `elem[0]`) as the seed's pp_value:
  * floats as the shortest decimal that reads back as the same value of the
  * format ("0.1", "65500", "1e+16", "2e-05"), "nan", "inf", "-inf", "-0";
  * integers in decimal (unsigned ones unsigned); complex as "0.5-2i";

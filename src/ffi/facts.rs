@@ -27,7 +27,7 @@ pub struct NxFloatFormat {
     pub max_finite: f64,
 }
 
-/// One row of the dtype table; nx_dtype_table[code] describes dtype `code`.
+/// One row of the dtype table; `nx_dtype_table[code]` describes dtype `code`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct NxDtypeRow {
