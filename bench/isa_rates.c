@@ -50,6 +50,9 @@ typedef __m512i V;
   _mm512_castsi256_si512(_mm512_cvtps_ph(_mm512_castsi512_ps(x), 0))
 #define CMP_MIN(x)                                                             \
   _mm512_mask_min_epu16(b, _mm512_cmplt_epu16_mask(x, c), x, c)
+#define PACKUSWB(x) _mm512_packus_epi16(x, b)
+#define PERMW(x) _mm512_permutexvar_epi16(x, b)
+#define MOVWB(x) _mm512_castsi256_si512(_mm512_cvtepi16_epi8(x))
 
 RATE(vpandd, AND(x), AND(x))
 RATE(vpaddw, ADDW(x), ADDW(x))
@@ -67,6 +70,15 @@ RATE(vcvtps2ph, CVTPS2PH(x), CVTPS2PH(x))
 RATE(vpermt2b_vpternlogd, PERMT2B(x), TERNLOG(x))
 RATE(vpermt2b_vpandd, PERMT2B(x), AND(x))
 RATE(vpermt2b_vpmultishiftqb, PERMT2B(x), MULTISHIFT(x))
+RATE(vpackuswb, PACKUSWB(x), PACKUSWB(x))
+RATE(vpermw, PERMW(x), PERMW(x))
+RATE(vpmovwb, MOVWB(x), MOVWB(x))
+RATE(cmp_min, CMP_MIN(x), CMP_MIN(x))
+RATE(vpermb_vpsrlw, PERMB(x), SRLW(x))
+RATE(vpermb_vpackuswb, PERMB(x), PACKUSWB(x))
+RATE(vpermb_vpminuw, PERMB(x), MINUW(x))
+RATE(vpminuw_vpsrlw, MINUW(x), SRLW(x))
+RATE(vpminuw_vpsubusw, MINUW(x), SUBUSW(x))
 
 int main(void) {
   struct {
@@ -89,6 +101,15 @@ int main(void) {
       {"vpermt2b + vpternlogd", rate_vpermt2b_vpternlogd},
       {"vpermt2b + vpandd", rate_vpermt2b_vpandd},
       {"vpermt2b + vpmultishiftqb", rate_vpermt2b_vpmultishiftqb},
+      {"vpackuswb", rate_vpackuswb},
+      {"vpermw", rate_vpermw},
+      {"vpmovwb", rate_vpmovwb},
+      {"vpcmpuw (mask) + vpminuw{k}", rate_cmp_min},
+      {"vpermb + vpsrlw", rate_vpermb_vpsrlw},
+      {"vpermb + vpackuswb", rate_vpermb_vpackuswb},
+      {"vpermb + vpminuw", rate_vpermb_vpminuw},
+      {"vpminuw + vpsrlw", rate_vpminuw_vpsrlw},
+      {"vpminuw + vpsubusw", rate_vpminuw_vpsubusw},
   };
   size_t k = sizeof t / sizeof t[0];
   double base = 0;
