@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa
+.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -55,3 +55,12 @@ $(BUILD)/bench/isa_rates: bench/isa_rates.c
 
 bench-isa: $(BUILD)/bench/isa_rates
 	./$(BUILD)/bench/isa_rates | tee bench/results/isa_rates.txt
+
+# Memory-level parallelism against work between loads (bench/read_work.c):
+# context for the narrowings at 256 MiB.
+$(BUILD)/bench/read_work: bench/read_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -mavx512f -mavx512bw $< -o $@
+
+bench-read: $(BUILD)/bench/read_work
+	./$(BUILD)/bench/read_work | tee bench/results/read_work.txt
