@@ -451,12 +451,12 @@ mod tests {
                         let from = bytes(m * w, 3);
                         let dst0 = bytes(span + 2 * room, 5);
                         let mut dst = dst0.clone();
-                        let Some(wi) = SPREAD_W.iter().position(|&x| x == w) else {
+                        let Some(sp) = cell(&SPREADS, SPREAD_W, SPREAD_K, w, s) else {
                             assert_eq!(spread(isa, &from, &mut dst, room, s, w, m), 0);
                             continue;
                         };
                         let g = spread(isa, &from, &mut dst[..span + room], room, s, w, m);
-                        let per = SPREADS[wi][k as usize - 2].g;
+                        let per = sp.g;
                         assert!(g <= m && g.is_multiple_of(per), "w {w} k {k} m {m}: {g}");
                         if room > 0 {
                             assert_eq!(g, m / per * per, "w {w} k {k} m {m}");
