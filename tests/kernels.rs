@@ -1088,10 +1088,11 @@ fn mxcsr_set(v: u32) -> u32 {
 }
 
 /// `Store::Stream` (non-temporal stores of whole vectors into a 64-byte
-/// aligned destination) writes exactly what `Store::Plain` writes, for every
-/// SIMD kernel at every level, at lengths around every vector step, and
-/// nothing past the last element's byte; a misaligned destination is
-/// converted right too (with ordinary stores).
+/// aligned destination) and `Store::Fetch` (the same, with the source
+/// prefetched) write exactly what `Store::Plain` writes, for every SIMD
+/// kernel at every level, at lengths around every vector step, and nothing
+/// past the last element's byte; a misaligned destination is converted
+/// right too (with ordinary stores).
 #[test]
 fn streaming_stores_match_plain() {
     let mut rng = Rng(5);
@@ -1108,18 +1109,82 @@ fn streaming_stores_match_plain() {
                     let src: Vec<u8> = (0..sl).map(|_| rng.next() as u8).collect();
                     let mut want = vec![0xA5u8; dl + 64];
                     k.run(&src, &mut want[..dl], n);
-                    for shift in [0, 16] {
+                    for (shift, store) in [0, 16]
+                        .into_iter()
+                        .flat_map(|k| [(k, kernels::Store::Stream), (k, kernels::Store::Fetch)])
+                    {
                         let mut buf = vec![0xA5u8; dl + 256];
                         let at = buf.as_ptr().align_offset(64) + shift;
-                        k.run_as(&src, &mut buf[at..at + dl], n, 0, kernels::Store::Stream);
+                        k.run_as(&src, &mut buf[at..at + dl], n, 0, store);
                         kernels::stream_end();
                         assert!(
                             buf[at..at + dl + 64] == want[..],
-                            "{isa:?} {} -> {} n {n} shift {shift}",
+                            "{isa:?} {} -> {} n {n} shift {shift} {store:?}",
                             s.name(),
                             d.name()
                         );
                         assert!(buf[..at].iter().all(|&b| b == 0xA5));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A streamed body in pieces (`kernels::streamed`, pieces of 512 and 1536
+/// elements here, of about 1 MiB of source in a call): with and without
+/// the prefetch trial (fewer than 8 pieces, and more, with a last piece
+/// cut short or not), after a head that brings the destination to a cache
+/// line or none, every element as the kernel writes it in one plain call,
+/// no byte past the last element's written. Sources and destinations of 1,
+/// 4, 8, 16, 32 and 64 bits, so that each piece must start on whole bytes
+/// of both sides.
+#[test]
+fn streamed_pieces_match_one_call() {
+    let mut rng = Rng(11);
+    let pairs = [
+        (NX_FLOAT16, NX_FLOAT8_E4M3FN),
+        (NX_BFLOAT16, NX_UINT8),
+        (NX_FLOAT32, NX_FLOAT16),
+        (NX_FLOAT32, NX_BFLOAT16),
+        (NX_FLOAT32, NX_FLOAT4_E2M1FN),
+        (NX_FLOAT64, NX_FLOAT8_E5M2),
+        (NX_FLOAT32, NX_BIT),
+        (NX_INT4, NX_FLOAT32),
+        (NX_FLOAT8_E4M3FN, NX_FLOAT16),
+    ];
+    // The real pieces: whole 512 elements, 1 MiB of source or a little less.
+    for b in [1, 4, 8, 16, 32, 64, 128] {
+        let p = kernels::piece_of(b);
+        assert!(p.is_multiple_of(512) && p * b / 8 <= 1 << 20 && p * b / 8 > 1 << 19);
+    }
+    for isa in levels().into_iter().filter(|&i| i != Isa::Scalar) {
+        for (s, d) in pairs {
+            let (s, d) = (dt(s), dt(d));
+            let (sb, db) = (s.bits() as usize, d.bits() as usize);
+            let k = Kernel::of(isa, s, d);
+            for m in [512, 1536] {
+                for n in [3 * m + 5, 8 * m, 9 * m + 100, 12 * m + 511] {
+                    // A head of 0, or of the elements before the next cache
+                    // line of a destination 8 bytes past one (if whole).
+                    for head in [0, 56 * 8 / db] {
+                        let src: Vec<u8> = (0..(n * sb).div_ceil(8))
+                            .map(|_| rng.next() as u8)
+                            .collect();
+                        let dl = (n * db).div_ceil(8);
+                        let mut want = vec![0u8; dl];
+                        k.run(&src, &mut want, n);
+                        let mut buf = vec![0x5Au8; dl + 256];
+                        let at = buf.as_ptr().align_offset(64) + if head > 0 { 8 } else { 0 };
+                        kernels::streamed(k, &src, &mut buf[at..at + dl], n, head, (sb, db), m);
+                        kernels::stream_end();
+                        assert!(
+                            buf[at..at + dl] == want[..],
+                            "{isa:?} {} -> {} n {n} m {m} head {head}",
+                            s.name(),
+                            d.name()
+                        );
+                        assert!(buf[..at].iter().chain(&buf[at + dl..]).all(|&b| b == 0x5A));
                     }
                 }
             }

@@ -97,6 +97,8 @@ pub fn isa() -> Isa {
 /// reading each destination line first; then the destination pointer must be
 /// 64-byte aligned, and the caller orders the stores with `stream_end`
 /// before returning). A kernel's partial last vector is always ordinary.
+/// `Fetch`: as `Stream`, and the kernels that can prefetch their source in
+/// software do (see `streamed`).
 /// `Held(mxcsr)`: ordinary stores, one block of many within the caller's
 /// scope (`x86::hold`), which restores the MXCSR `mxcsr` it read once, so
 /// the kernel neither reads nor restores it (see `blocks`).
@@ -104,6 +106,7 @@ pub fn isa() -> Isa {
 pub enum Store {
     Plain,
     Stream,
+    Fetch,
     Held(u32),
 }
 
@@ -297,18 +300,98 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
         // body (a 1-bit side's head can be 504 elements).
         (gap % w == 0 && h * sb % 8 == 0 && h * db % 8 == 0 && h <= n).then_some(h)
     };
-    let store = if stream && head.is_some() {
-        Store::Stream
-    } else {
-        Store::Plain
+    match head {
+        Some(head) if stream => {
+            streamed(k, src, dst, n, head, (sb, db), piece_of(sb));
+            stream_end();
+        }
+        // The head and the rest in one kernel call: one MXCSR read (a call
+        // of its own for the head read it again right after the head's
+        // work, which waited on that work: bool -> float64 of 2048
+        // elements 320 -> 427 ns with the head, against 356 without that
+        // read).
+        _ => k.run_as(src, dst, n, head.unwrap_or(0), Store::Plain),
+    }
+}
+
+/// Source bytes a piece of a streamed call (`streamed`).
+const PIECE: usize = 1 << 20;
+
+/// Pieces a streamed call needs before it tries the prefetch (`streamed`).
+const TRIAL_MIN: usize = 8;
+
+/// Elements a piece of a streamed call for a source of `sb` bits: about
+/// `PIECE` bytes, a multiple of 512 elements, so that each piece starts on
+/// whole bytes of both sides and on a cache line of the destination.
+pub fn piece_of(sb: usize) -> usize {
+    (PIECE * 8 / sb.max(1) / 512 * 512).max(512)
+}
+
+/// A streamed body (`body_run`: `n` elements, the first `head` bringing the
+/// destination to a cache line, `bits` per element of each side) in pieces
+/// of `m` elements (`piece_of`; the first also holds the head).
+///
+/// Whether software prefetch of the source pays depends on the host's
+/// memory at the time, so each call long enough to tell measures it. On
+/// the AMD Zen 4 at 256 MiB of source, prefetching 2 KiB ahead (always)
+/// ran the narrowings 1.07-1.51x faster on a day its memory was slow (one
+/// core read 11.6 GB/s) and the widenings 0.95-1.09x, where a stop on a
+/// fast day (25 GB/s) had measured float32 -> float8_e4m3fn at 0.71-0.81x
+/// with a prefetch 4 KiB ahead (BENCHMARKS.md). So a call of `TRIAL_MIN`
+/// pieces or more runs its first piece without, times the next four
+/// with, without, without and with (a drift in the host's rate falls on
+/// both alike), and runs the rest as the faster pair did. The choice
+/// changes no result: only whether the kernels issue prefetches.
+pub fn streamed(
+    k: Kernel,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    head: usize,
+    bits: (usize, usize),
+    m: usize,
+) {
+    let (sb, db) = bits;
+    // The byte of element `i` (on a whole byte: the head, whole bytes of
+    // both sides, plus a multiple of 512), without overflow.
+    let at = |i: usize, w: usize| i / 8 * w + i % 8 * w / 8;
+    // Piece j: elements from `start(j)` (0, then head + j m) to the next
+    // piece's start or n.
+    let start = |j: usize| {
+        if j == 0 {
+            0
+        } else {
+            head.saturating_add(j.saturating_mul(m))
+        }
     };
-    // The head and the rest in one kernel call: one MXCSR read (a call of
-    // its own for the head read it again right after the head's work,
-    // which waited on that work: bool -> float64 of 2048 elements 320 ->
-    // 427 ns with the head, against 356 without that read).
-    k.run_as(src, dst, n, head.unwrap_or(0), store);
-    if store == Store::Stream {
-        stream_end();
+    let pieces = n.saturating_sub(head).div_ceil(m).max(1);
+    let mut run = |j: usize, store: Store| {
+        let (from, to) = (start(j), start(j + 1).min(n));
+        let t = std::time::Instant::now();
+        if let (Some(s), Some(d)) = (src.get(at(from, sb)..), dst.get_mut(at(from, db)..)) {
+            k.run_as(
+                s,
+                d,
+                to.saturating_sub(from),
+                if j == 0 { head } else { 0 },
+                store,
+            );
+        }
+        t.elapsed()
+    };
+    let (mut j, mut store) = (0, Store::Stream);
+    if pieces >= TRIAL_MIN {
+        run(0, Store::Stream);
+        let (a, b) = (run(1, Store::Fetch), run(2, Store::Stream));
+        let (c, d) = (run(3, Store::Stream), run(4, Store::Fetch));
+        if a.saturating_add(d) < b.saturating_add(c) {
+            store = Store::Fetch;
+        }
+        j = 5;
+    }
+    while j < pieces {
+        run(j, store);
+        j += 1;
     }
 }
 

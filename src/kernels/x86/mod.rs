@@ -29,14 +29,13 @@
 //! the caller's MXCSR, flags included, is back when the call returns.
 //!
 //! Large calls: every kernel comes in two forms, ordinary stores and
-//! non-temporal ones (`Store`, chosen per call by the driver). No kernel
-//! prefetches in software: on the AMD Zen 4 that the issue names, the
-//! hardware prefetchers did better alone (without the source prefetched 4
-//! or 16 KiB ahead, from 1 to 256 MiB of source, the narrowings 0.93-1.36x,
-//! most above 1.05, the write-bound widenings 0.94-1.18x; a plain read of
-//! 4 MiB 77 against 59 GB/s with a prefetch 2 KiB ahead; BENCHMARKS.md),
-//! though a stop on that kind of machine had measured the opposite (1.7x
-//! at 256 MiB, when its DRAM ran at a third of today's rate).
+//! non-temporal ones (`Store`, chosen per call by the driver). The
+//! non-temporal forms of the loops most kernels share (`steps`, and at
+//! AVX-512 `map16`, `narrow_bytes`, `to_narrow`, `lookup::to_e2m1`) also
+//! prefetch their source 2 KiB ahead when the call says so
+//! (`Store::Fetch`, `Fetch`): whether that pays depends on the host's
+//! memory at the time, so the driver measures it in each long call
+//! (`kernels::streamed`).
 
 mod avx2;
 mod avx512;
@@ -48,6 +47,7 @@ mod steps;
 use super::{Isa, SimdKernel, Store};
 use crate::table::{Dtype, COUNT};
 use std::arch::x86_64::*;
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 pub fn has_avx2() -> bool {
@@ -107,6 +107,43 @@ unsafe fn put128<const NT: bool>(p: *mut u8, v: __m128i) {
 /// A raw kernel: `n` elements from `src` into `dst` (see `call`).
 type Raw = unsafe fn(*const u8, *mut u8, usize);
 
+thread_local! {
+    /// Whether the kernel this thread is running prefetches its source:
+    /// set by `call` for a `Store::Fetch` call (a raw kernel takes no
+    /// more arguments), read by the kernel through `Fetch::of`.
+    static FETCH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Bytes ahead of its reads that a kernel prefetches its source.
+const AHEAD: usize = 2048;
+
+/// A kernel's software prefetch of its source: on in the non-temporal form
+/// of a `Store::Fetch` call (`kernels::streamed`), else off. Read once,
+/// at the kernel's entry (a thread-local in a shared library is a call).
+#[derive(Clone, Copy)]
+struct Fetch(bool);
+
+impl Fetch {
+    #[inline(always)]
+    fn of<const NT: bool>() -> Fetch {
+        Fetch(NT && FETCH.try_with(Cell::get).unwrap_or(false))
+    }
+
+    /// When on, prefetch (into L2: PREFETCHT2) the `bytes` of source
+    /// `AHEAD` past `p`, a line at a time.
+    #[inline(always)]
+    fn ahead(self, p: *const u8, bytes: usize) {
+        if self.0 {
+            for o in (0..bytes).step_by(64) {
+                // SAFETY: SSE is in the x86-64 baseline; a prefetch is a
+                // hint: whatever the address, it reads nothing the
+                // program sees and never faults.
+                unsafe { _mm_prefetch::<_MM_HINT_T2>(p.wrapping_add(AHEAD + o).cast()) };
+            }
+        }
+    }
+}
+
 /// MXCSR for the kernels: every exception masked, no FTZ or DAZ, round to
 /// nearest-even; a kernel may add `steps::TOWARD_ZERO`, `FTZ` or `DAZ`.
 pub(crate) const MXCSR_RN: u32 = 0x1F80;
@@ -136,7 +173,8 @@ fn set_mxcsr(v: u32) {
 /// hold `n` elements of each side, under MXCSR `env` (the caller's MXCSR,
 /// flags included, restored after): the first `head` elements by `plain`
 /// (see `SimdKernel`), then the rest by `stream` (its non-temporal form)
-/// when `store` asks for it and the rest's destination is 64-byte
+/// when `store` asks for it (`Stream`, `Fetch`: the latter with `FETCH`
+/// set while `stream` runs) and the rest's destination is 64-byte
 /// aligned, else by `plain`.
 ///
 /// # Safety
@@ -160,9 +198,10 @@ unsafe fn call(
     let head = if whole { head } else { 0 };
     let (hs, hd) = (head * sb / 8, head * db / 8);
     if src.len() >= (n * sb).div_ceil(8) && dst.len() >= (n * db).div_ceil(8) {
-        let nt =
-            store == Store::Stream && (dst.as_ptr() as usize).wrapping_add(hd).is_multiple_of(64);
+        let nt = matches!(store, Store::Stream | Store::Fetch)
+            && (dst.as_ptr() as usize).wrapping_add(hd).is_multiple_of(64);
         let k = if nt { stream } else { plain };
+        let fetch = nt && store == Store::Fetch;
         // SAFETY: the lengths were checked (the head's and the rest's bytes
         // lie within them, on whole bytes), and the alignment for
         // streaming; the CPU features are the caller's promise. The
@@ -172,7 +211,13 @@ unsafe fn call(
             if head > 0 {
                 plain(src.as_ptr(), dst.as_mut_ptr(), head);
             }
-            k(src.as_ptr().add(hs), dst.as_mut_ptr().add(hd), n - head)
+            if fetch {
+                let _ = FETCH.try_with(|f| f.set(true));
+            }
+            k(src.as_ptr().add(hs), dst.as_mut_ptr().add(hd), n - head);
+            if fetch {
+                let _ = FETCH.try_with(|f| f.set(false));
+            }
         };
         match store {
             // A block within `hold`: the caller's MXCSR is known and is

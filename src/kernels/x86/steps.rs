@@ -145,8 +145,10 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
     let full = n / STEP;
     let whole = full / L::UNROLL * L::UNROLL;
+    let fetch = super::Fetch::of::<NT>();
     for g in 0..full / L::UNROLL {
         let k = g * L::UNROLL;
+        fetch.ahead(src.wrapping_add(k * sb), L::UNROLL * sb);
         // SAFETY: steps k .. k + UNROLL lie within the first n elements
         // of both arrays, at a multiple of their width from the (aligned,
         // when NT) start; k of twice their width where UNROLL is 2.

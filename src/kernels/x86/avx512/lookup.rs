@@ -561,11 +561,13 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     };
     // Bytes a source element.
     let sb = const { super::super::steps::dtype_bits(S) / 8 };
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(sb * i), sb * 64);
             // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
             // 64 bytes); a 32-byte store at a multiple of 32 from the
             // destination.

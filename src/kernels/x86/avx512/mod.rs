@@ -244,11 +244,13 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
     n: usize,
     f: impl Fn(I) -> O,
 ) {
+    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         16 * U,
         16,
         |i| {
+            fetch.ahead(src.wrapping_add(I::W * i), I::W * 16 * U);
             for k in (i..i + 16 * U).step_by(16) {
                 // SAFETY: lanes k .. k + 16 are within n; the stores are at
                 // multiples of their width from the destination.
@@ -1117,11 +1119,13 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         };
         codes(h0, h1, s0, s1)
     };
+    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         64 * U,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(sb * i), sb * 64 * U);
             // SAFETY: lanes i .. i + 64 U are within n (`sb` vectors of 64
             // bytes a 64); 64-byte stores at multiples of 64 from the
             // destination.
@@ -1190,11 +1194,13 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
     // two operations each); every code is at most 0xFF, so the packs'
     // saturation changes nothing.
     let nib = F::F.bits() == 4;
+    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         if nib { 128 } else { 64 },
         32,
         |i| {
+            fetch.ahead(src.wrapping_add(sb * i), sb * if nib { 128 } else { 64 });
             // SAFETY: lanes i .. i + 64 (float4: 128) are within n; a
             // 64-byte store at a multiple of 64 from the destination.
             unsafe {
