@@ -119,7 +119,8 @@ const AHEAD: usize = 2048;
 
 /// A kernel's software prefetch of its source: on in the non-temporal form
 /// of a `Store::Fetch` call (`kernels::streamed`), else off. Read once,
-/// at the kernel's entry (a thread-local in a shared library is a call).
+/// at the kernel's entry (in a shared library a thread-local can cost a
+/// call to reach).
 #[derive(Clone, Copy)]
 struct Fetch(bool);
 
