@@ -1152,6 +1152,10 @@ fn streamed_pieces_match_one_call() {
         (NX_FLOAT32, NX_BIT),
         (NX_INT4, NX_FLOAT32),
         (NX_FLOAT8_E4M3FN, NX_FLOAT16),
+        (NX_FLOAT8_E4M3FN, NX_FLOAT4_E2M1FN),
+        (NX_UINT8, NX_FLOAT8_E4M3FN),
+        (NX_INT16, NX_INT8),
+        (NX_INT32, NX_INT4),
     ];
     // The real pieces: whole 512 elements, 1 MiB of source or a little less.
     for b in [1, 4, 8, 16, 32, 64, 128] {

@@ -30,9 +30,10 @@
 //!
 //! Large calls: every kernel comes in two forms, ordinary stores and
 //! non-temporal ones (`Store`, chosen per call by the driver). The
-//! non-temporal forms of the loops most kernels share (`steps`, and at
-//! AVX-512 `map16`, `narrow_bytes`, `to_narrow`, `lookup::to_e2m1`) also
-//! prefetch their source 2 KiB ahead when the call says so
+//! non-temporal forms of the narrowing loops (`steps`, `native`, and at
+//! AVX-512 `map16`, `narrow_bytes`, `to_narrow`, `wide::narrow_ints`,
+//! `bits::to_bit`, and `lookup`'s `to_e2m1` and lookups into 8 and 4 bits)
+//! also prefetch their source 2 KiB ahead when the call says so
 //! (`Store::Fetch`, `Fetch`): whether that pays depends on the host's
 //! memory at the time, so the driver measures it in each long call
 //! (`kernels::streamed`).

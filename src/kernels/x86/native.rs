@@ -380,10 +380,12 @@ unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     }
     let mut buf = Block([0; BLOCK]);
     let per = BLOCK / dw;
+    let fetch = super::Fetch::of::<NT>();
     let mut i = 0;
     while i < n {
         let k = per.min(n - i);
         let bytes = k * dw;
+        fetch.ahead(src.wrapping_add(i * sw), k * sw);
         // SAFETY: elements i .. i + k of both arrays; the block holds
         // `per` elements of D. Block starts are 64-byte aligned in `dst`
         // (BLOCK is a multiple of 64), so each whole 32 bytes streamed is

@@ -200,11 +200,13 @@ pub unsafe fn to_bit<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8,
     };
     // Whole source vectors a step (none for 4 bits).
     let count = b / 8;
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(i * b / 8), b * 8);
             // SAFETY: elements i .. i + 64 are within n: 8 b source bytes
             // from i b / 8, 8 bytes of bits from i / 8.
             unsafe {

@@ -243,11 +243,13 @@ fn look(x: __m512i, [a, b, c, d]: [__m512i; 4]) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn look_up8<const NT: bool>(t: &[u8; 512], src: *const u8, dst: *mut u8, nin: usize) {
     let t = quarter_vectors(t);
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         nin,
         64,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(i), 64);
             // SAFETY: bytes i .. i + 64 are within nin, at a multiple of 64
             // from the destination.
             unsafe { put512::<NT>(dst.add(i), look(_mm512_loadu_si512(src.add(i).cast()), t)) }
@@ -282,11 +284,13 @@ unsafe fn look_up4<const NT: bool>(
     // 32 words, each two nibbles: a byte.
     let pairs = |x: __m512i| super::pair_nibbles(look(x, t));
     let even = super::even_bytes();
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         nin,
         128,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(i), 128);
             // SAFETY: bytes i .. i + 128 are within nin; 64 bytes out at a
             // multiple of 64 from the destination.
             unsafe {

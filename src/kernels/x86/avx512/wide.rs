@@ -509,11 +509,13 @@ pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
         reg256(_mm512_cvtepi16_epi8(super::pair_nibbles(b)))
     };
     let sb = w / 8;
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(sb * i), sb * 64);
             // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
             // 64 bytes); their `db` * 8 bytes out, from a multiple of as
             // many from the destination.
