@@ -320,6 +320,16 @@ const PIECE: usize = 1 << 20;
 /// Pieces a streamed call needs before it tries the prefetch (`streamed`).
 const TRIAL_MIN: usize = 8;
 
+/// A count of time for `streamed`'s trial: x86's time-stamp counter (one
+/// instruction that cannot fail, where a clock read can report an error
+/// that `Instant` would turn into a panic); 0 where nothing streams.
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    return x86::ticks();
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
 /// Elements a piece of a streamed call for a source of `sb` bits: about
 /// `PIECE` bytes, a multiple of 512 elements, so that each piece starts on
 /// whole bytes of both sides and on a cache line of the destination.
@@ -367,7 +377,7 @@ pub fn streamed(
     let pieces = n.saturating_sub(head).div_ceil(m).max(1);
     let mut run = |j: usize, store: Store| {
         let (from, to) = (start(j), start(j + 1).min(n));
-        let t = std::time::Instant::now();
+        let t = ticks();
         if let (Some(s), Some(d)) = (src.get(at(from, sb)..), dst.get_mut(at(from, db)..)) {
             k.run_as(
                 s,
@@ -377,7 +387,7 @@ pub fn streamed(
                 store,
             );
         }
-        t.elapsed()
+        ticks().wrapping_sub(t)
     };
     let (mut j, mut store) = (0, Store::Stream);
     if pieces >= TRIAL_MIN {

@@ -364,6 +364,12 @@ fn parts<L: steps::Lanes, S: steps::VSrc<L>, D: steps::VDst<L>>(
     k_lanes::<L, S, D>(src, dst, 2 * n, head.saturating_mul(2), store)
 }
 
+/// The time-stamp counter (`kernels::streamed`'s timing).
+pub fn ticks() -> u64 {
+    // SAFETY: RDTSC reads a counter (x86-64 baseline); no memory access.
+    unsafe { _rdtsc() }
+}
+
 /// Order the non-temporal stores before the call returns.
 pub fn stream_end() {
     // SAFETY: sfence has no preconditions (SSE, in the x86-64 baseline).
