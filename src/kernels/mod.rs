@@ -343,11 +343,12 @@ pub fn piece_of(sb: usize) -> usize {
 ///
 /// Whether software prefetch of the source pays depends on the host's
 /// memory at the time, so each call long enough to tell measures it. On
-/// the AMD Zen 4 at 256 MiB of source, prefetching 2 KiB ahead (always)
-/// ran the narrowings 1.07-1.51x faster on a day its memory was slow (one
-/// core read 11.6 GB/s) and the widenings 0.95-1.09x, where a stop on a
-/// fast day (25 GB/s) had measured float32 -> float8_e4m3fn at 0.71-0.81x
-/// with a prefetch 4 KiB ahead (BENCHMARKS.md). So a call of `TRIAL_MIN`
+/// the AMD Zen 4, on a day its memory was slow (one core read 11.6 GB/s),
+/// the narrowings ran 1.06-1.64x faster with this trial at 67108864
+/// elements (`avx2`: 1.18-3.76x), the widenings 0.97-1.02x (`make
+/// bench-levels`), where a stop on a fast day (25 GB/s) had measured
+/// float32 -> float8_e4m3fn at 0.71-0.81x with a prefetch 4 KiB ahead in
+/// every large call (BENCHMARKS.md). So a call of `TRIAL_MIN`
 /// pieces or more runs its first piece without, times the next four
 /// with, without, without and with (a drift in the host's rate falls on
 /// both alike), and runs the rest as the faster pair did. The choice
@@ -361,7 +362,7 @@ pub fn streamed(
     bits: (usize, usize),
     m: usize,
 ) {
-    let (sb, db) = bits;
+    let ((sb, db), m) = (bits, m.max(1));
     // The byte of element `i` (on a whole byte: the head, whole bytes of
     // both sides, plus a multiple of 512), without overflow.
     let at = |i: usize, w: usize| i / 8 * w + i % 8 * w / 8;
