@@ -1089,7 +1089,7 @@ fn mxcsr_set(v: u32) -> u32 {
 
 /// `Store::Stream` (non-temporal stores of whole vectors into a 64-byte
 /// aligned destination) and `Store::Fetch` (the same, with the source
-/// prefetched) write exactly what `Store::Plain` writes, for every SIMD
+/// prefetched 2 KiB ahead) write exactly what `Store::Plain` writes, for every SIMD
 /// kernel at every level, at lengths around every vector step, and nothing
 /// past the last element's byte; a misaligned destination is converted
 /// right too (with ordinary stores).
@@ -1109,10 +1109,12 @@ fn streaming_stores_match_plain() {
                     let src: Vec<u8> = (0..sl).map(|_| rng.next() as u8).collect();
                     let mut want = vec![0xA5u8; dl + 64];
                     k.run(&src, &mut want[..dl], n);
-                    for (shift, store) in [0, 16]
-                        .into_iter()
-                        .flat_map(|k| [(k, kernels::Store::Stream), (k, kernels::Store::Fetch)])
-                    {
+                    for (shift, store) in [0, 16].into_iter().flat_map(|k| {
+                        [
+                            (k, kernels::Store::Stream),
+                            (k, kernels::Store::Fetch(2048)),
+                        ]
+                    }) {
                         let mut buf = vec![0xA5u8; dl + 256];
                         let at = buf.as_ptr().align_offset(64) + shift;
                         k.run_as(&src, &mut buf[at..at + dl], n, 0, store);
@@ -1133,7 +1135,7 @@ fn streaming_stores_match_plain() {
 
 /// A streamed body in pieces (`kernels::streamed`, pieces of 512 and 1536
 /// elements here, of about 1 MiB of source in a call): with and without
-/// the prefetch trial (fewer than 8 pieces, and more, with a last piece
+/// the prefetch trial (fewer than 10 pieces, and more, with a last piece
 /// cut short or not), after a head that brings the destination to a cache
 /// line or none, every element as the kernel writes it in one plain call,
 /// no byte past the last element's written. Sources and destinations of 1,

@@ -97,8 +97,8 @@ pub fn isa() -> Isa {
 /// reading each destination line first; then the destination pointer must be
 /// 64-byte aligned, and the caller orders the stores with `stream_end`
 /// before returning). A kernel's partial last vector is always ordinary.
-/// `Fetch`: as `Stream`, and the kernels that can prefetch their source in
-/// software do (see `streamed`).
+/// `Fetch(d)`: as `Stream`, and the kernels that can prefetch their source
+/// in software do, `d` bytes ahead (see `streamed`).
 /// `Held(mxcsr)`: ordinary stores, one block of many within the caller's
 /// scope (`x86::hold`), which restores the MXCSR `mxcsr` it read once, so
 /// the kernel neither reads nor restores it (see `blocks`).
@@ -106,7 +106,7 @@ pub fn isa() -> Isa {
 pub enum Store {
     Plain,
     Stream,
-    Fetch,
+    Fetch(usize),
     Held(u32),
 }
 
@@ -318,7 +318,11 @@ fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8
 const PIECE: usize = 1 << 20;
 
 /// Pieces a streamed call needs before it tries the prefetch (`streamed`).
-const TRIAL_MIN: usize = 8;
+const TRIAL_MIN: usize = 10;
+
+/// The prefetch distances a streamed call tries (bytes ahead of the
+/// source's reads): no one distance wins for every loop (BENCHMARKS.md).
+const AHEADS: [usize; 2] = [2048, 4096];
 
 /// A count of time for `streamed`'s trial: x86's time-stamp counter (one
 /// instruction that cannot fail, where a clock read can report an error
@@ -348,11 +352,12 @@ pub fn piece_of(sb: usize) -> usize {
 /// elements (`avx2`: 1.18-3.76x), the widenings 0.97-1.02x (`make
 /// bench-levels`), where a stop on a fast day (25 GB/s) had measured
 /// float32 -> float8_e4m3fn at 0.71-0.81x with a prefetch 4 KiB ahead in
-/// every large call (BENCHMARKS.md). So a call of `TRIAL_MIN`
-/// pieces or more runs its first piece without, times the next four
-/// with, without, without and with (a drift in the host's rate falls on
-/// both alike), and runs the rest as the faster pair did. The choice
-/// changes no result: only whether the kernels issue prefetches.
+/// every large call (BENCHMARKS.md). So a call of `TRIAL_MIN` pieces or
+/// more runs its first piece without, times the next six: 2 KiB ahead,
+/// none, 4 KiB, 4 KiB, none, 2 KiB (in mirror order, so that a drift in
+/// the host's rate falls on all three alike), and runs the rest as the
+/// fastest pair did. The choice changes no result: only which prefetches
+/// the kernels issue.
 pub fn streamed(
     k: Kernel,
     src: &[u8],
@@ -393,12 +398,26 @@ pub fn streamed(
     let (mut j, mut store) = (0, Store::Stream);
     if pieces >= TRIAL_MIN {
         run(0, Store::Stream);
-        let (a, b) = (run(1, Store::Fetch), run(2, Store::Stream));
-        let (c, d) = (run(3, Store::Stream), run(4, Store::Fetch));
-        if a.saturating_add(d) < b.saturating_add(c) {
-            store = Store::Fetch;
-        }
-        j = 5;
+        let [near, far] = AHEADS.map(Store::Fetch);
+        let [a, b, c, d, e, f] = [
+            run(1, near),
+            run(2, Store::Stream),
+            run(3, far),
+            run(4, far),
+            run(5, Store::Stream),
+            run(6, near),
+        ];
+        let time = [
+            a.saturating_add(f),
+            b.saturating_add(e),
+            c.saturating_add(d),
+        ];
+        store = [near, Store::Stream, far]
+            .into_iter()
+            .zip(time)
+            .min_by_key(|&(_, t)| t)
+            .map_or(Store::Stream, |(s, _)| s);
+        j = 7;
     }
     while j < pieces {
         run(j, store);

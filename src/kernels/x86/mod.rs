@@ -33,7 +33,7 @@
 //! non-temporal forms of the narrowing loops (`steps`, `native`, and at
 //! AVX-512 `map16`, `narrow_bytes`, `to_narrow`, `wide::narrow_ints`,
 //! `bits::to_bit`, and `lookup`'s `to_e2m1` and lookups into 8 and 4 bits)
-//! also prefetch their source 2 KiB ahead when the call says so
+//! also prefetch their source when the call says so, as far ahead as it says
 //! (`Store::Fetch`, `Fetch`): whether that pays depends on the host's
 //! memory at the time, so the driver measures it in each long call
 //! (`kernels::streamed`).
@@ -109,38 +109,40 @@ unsafe fn put128<const NT: bool>(p: *mut u8, v: __m128i) {
 type Raw = unsafe fn(*const u8, *mut u8, usize);
 
 thread_local! {
-    /// Whether the kernel this thread is running prefetches its source:
-    /// set by `call` for a `Store::Fetch` call (a raw kernel takes no
-    /// more arguments), read by the kernel through `Fetch::of`.
-    static FETCH: Cell<bool> = const { Cell::new(false) };
+    /// How far ahead (bytes; 0: not at all) the kernel this thread is
+    /// running prefetches its source: set by `call` for a `Store::Fetch`
+    /// call (a raw kernel takes no more arguments), read by the kernel
+    /// through `Fetch::of`.
+    static FETCH: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Bytes ahead of its reads that a kernel prefetches its source.
-const AHEAD: usize = 2048;
-
-/// A kernel's software prefetch of its source: on in the non-temporal form
-/// of a `Store::Fetch` call (`kernels::streamed`), else off. Read once,
-/// at the kernel's entry (in a shared library a thread-local can cost a
-/// call to reach).
+/// A kernel's software prefetch of its source, the distance ahead in
+/// bytes (0: none): the non-temporal form's in a `Store::Fetch` call
+/// (`kernels::streamed`), else none. Read once, at the kernel's entry (in
+/// a shared library a thread-local can cost a call to reach).
 #[derive(Clone, Copy)]
-struct Fetch(bool);
+struct Fetch(usize);
 
 impl Fetch {
     #[inline(always)]
     fn of<const NT: bool>() -> Fetch {
-        Fetch(NT && FETCH.try_with(Cell::get).unwrap_or(false))
+        Fetch(if NT {
+            FETCH.try_with(Cell::get).unwrap_or(0)
+        } else {
+            0
+        })
     }
 
-    /// When on, prefetch (into L2: PREFETCHT2) the `bytes` of source
-    /// `AHEAD` past `p`, a line at a time.
+    /// Prefetch (into L2: PREFETCHT2) the `bytes` of source that lie the
+    /// distance past `p`, a line at a time.
     #[inline(always)]
     fn ahead(self, p: *const u8, bytes: usize) {
-        if self.0 {
+        if self.0 > 0 {
             for o in (0..bytes).step_by(64) {
                 // SAFETY: SSE is in the x86-64 baseline; a prefetch is a
                 // hint: whatever the address, it reads nothing the
                 // program sees and never faults.
-                unsafe { _mm_prefetch::<_MM_HINT_T2>(p.wrapping_add(AHEAD + o).cast()) };
+                unsafe { _mm_prefetch::<_MM_HINT_T2>(p.wrapping_add(self.0 + o).cast()) };
             }
         }
     }
@@ -176,7 +178,7 @@ fn set_mxcsr(v: u32) {
 /// flags included, restored after): the first `head` elements by `plain`
 /// (see `SimdKernel`), then the rest by `stream` (its non-temporal form)
 /// when `store` asks for it (`Stream`, `Fetch`: the latter with `FETCH`
-/// set while `stream` runs) and the rest's destination is 64-byte
+/// set to its distance while `stream` runs) and the rest's destination is 64-byte
 /// aligned, else by `plain`.
 ///
 /// # Safety
@@ -200,10 +202,13 @@ unsafe fn call(
     let head = if whole { head } else { 0 };
     let (hs, hd) = (head * sb / 8, head * db / 8);
     if src.len() >= (n * sb).div_ceil(8) && dst.len() >= (n * db).div_ceil(8) {
-        let nt = matches!(store, Store::Stream | Store::Fetch)
+        let nt = matches!(store, Store::Stream | Store::Fetch(_))
             && (dst.as_ptr() as usize).wrapping_add(hd).is_multiple_of(64);
         let k = if nt { stream } else { plain };
-        let fetch = nt && store == Store::Fetch;
+        let ahead = match store {
+            Store::Fetch(d) if nt => d,
+            _ => 0,
+        };
         // SAFETY: the lengths were checked (the head's and the rest's bytes
         // lie within them, on whole bytes), and the alignment for
         // streaming; the CPU features are the caller's promise. The
@@ -213,12 +218,12 @@ unsafe fn call(
             if head > 0 {
                 plain(src.as_ptr(), dst.as_mut_ptr(), head);
             }
-            if fetch {
-                let _ = FETCH.try_with(|f| f.set(true));
+            if ahead > 0 {
+                let _ = FETCH.try_with(|f| f.set(ahead));
             }
             k(src.as_ptr().add(hs), dst.as_mut_ptr().add(hd), n - head);
-            if fetch {
-                let _ = FETCH.try_with(|f| f.set(false));
+            if ahead > 0 {
+                let _ = FETCH.try_with(|f| f.set(0));
             }
         };
         match store {
