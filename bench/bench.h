@@ -7,14 +7,14 @@
 #include <stdint.h>
 #include <time.h>
 
-static double now(void) {
+static inline double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
-static uint64_t next(void) {
+static inline uint64_t next(void) {
   rng ^= rng << 13;
   rng ^= rng >> 7;
   rng ^= rng << 17;

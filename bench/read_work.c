@@ -9,13 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static double rate(const char *s, char *d, size_t bytes, int k, size_t ahead) {
   const __m512i lim = _mm512_set1_epi16(3);

@@ -58,7 +58,7 @@ bench-isa: $(BUILD)/bench/isa_rates
 
 # Memory-level parallelism against work between loads (bench/read_work.c):
 # context for the narrowings at 256 MiB.
-$(BUILD)/bench/read_work: bench/read_work.c
+$(BUILD)/bench/read_work: bench/read_work.c bench/bench.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -mavx512f -mavx512bw $< -o $@
 
