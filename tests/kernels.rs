@@ -1089,10 +1089,10 @@ fn mxcsr_set(v: u32) -> u32 {
 
 /// `Store::Stream` (non-temporal stores of whole vectors into a 64-byte
 /// aligned destination) and `Store::Fetch` (the same, with the source
-/// prefetched 2 KiB ahead) write exactly what `Store::Plain` writes, for every SIMD
-/// kernel at every level, at lengths around every vector step, and nothing
-/// past the last element's byte; a misaligned destination is converted
-/// right too (with ordinary stores).
+/// prefetched 2 KiB ahead) write exactly what `Store::Plain` writes, for
+/// every SIMD kernel at every level, at lengths around every vector step,
+/// and nothing past the last element's byte; a misaligned destination is
+/// converted right too (with ordinary stores).
 #[test]
 fn streaming_stores_match_plain() {
     let mut rng = Rng(5);

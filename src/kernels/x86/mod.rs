@@ -33,8 +33,8 @@
 //! non-temporal forms of the narrowing loops (`steps`, `native`, and at
 //! AVX-512 `map16`, `narrow_bytes`, `to_narrow`, `wide::narrow_ints`,
 //! `bits::to_bit`, and `lookup`'s `to_e2m1` and lookups into 8 and 4 bits)
-//! also prefetch their source when the call says so, as far ahead as it says
-//! (`Store::Fetch`, `Fetch`): whether that pays depends on the host's
+//! also prefetch their source when the call says so, as far ahead as it
+//! says (`Store::Fetch`, `Fetch`): whether that pays depends on the host's
 //! memory at the time, so the driver measures it in each long call
 //! (`kernels::streamed`).
 
@@ -178,8 +178,8 @@ fn set_mxcsr(v: u32) {
 /// flags included, restored after): the first `head` elements by `plain`
 /// (see `SimdKernel`), then the rest by `stream` (its non-temporal form)
 /// when `store` asks for it (`Stream`, `Fetch`: the latter with `FETCH`
-/// set to its distance while `stream` runs) and the rest's destination is 64-byte
-/// aligned, else by `plain`.
+/// set to its distance while `stream` runs) and the rest's destination is
+/// 64-byte aligned, else by `plain`.
 ///
 /// # Safety
 /// `plain` and `stream` are one kernel's two forms, and the CPU has the
