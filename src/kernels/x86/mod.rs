@@ -523,13 +523,18 @@ pub const AVX2_PAIRS: [(i32, i32); 18] = {
 
 /// The table of `isa`'s kernels on this CPU.
 fn build(isa: Isa) -> Table {
-    build_for(isa, is_x86_feature_detected!("avx512vbmi"))
+    build_for(
+        isa,
+        is_x86_feature_detected!("avx512vbmi"),
+        is_x86_feature_detected!("avx512bf16"),
+    )
 }
 
 /// The table of `isa`'s kernels, those that need AVX512-VBMI only if
-/// `vbmi` (the tests build it without them, too, where VBMI is, so that
-/// the kernels those replace stay tested).
-fn build_for(isa: Isa, vbmi: bool) -> Table {
+/// `vbmi`, AVX512-BF16 only if `bf16` (the tests build it without them,
+/// too, where the CPU has them, so that the kernels those replace stay
+/// tested).
+fn build_for(isa: Isa, vbmi: bool, bf16: bool) -> Table {
     let mut t: Table = [[None; COUNT]; COUNT];
     match isa {
         // The kernels that meet in lanes, then whole kernels where they
@@ -601,10 +606,10 @@ fn build_for(isa: Isa, vbmi: bool) -> Table {
             // lanes go through float32: 2-10x slower), but the whole
             // kernels' pairs (`patch`) keep those.
             native::replace_lanes::<true>(&mut t);
-            avx512::patch(&mut t, vbmi);
+            avx512::patch(&mut t, vbmi, bf16);
             native::fill::<true>(&mut t);
             // `AVX2_PAIRS`: AVX2's kernels.
-            let avx2 = build_for(Isa::Avx2, vbmi);
+            let avx2 = build_for(Isa::Avx2, vbmi, bf16);
             for (s, d) in AVX2_PAIRS {
                 let k = avx2.get(s as usize).and_then(|row| row.get(d as usize));
                 if let Some(&Some(k)) = k {

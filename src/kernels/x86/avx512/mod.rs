@@ -516,35 +516,6 @@ mod full {
     );
 }
 
-/// float32 -> bfloat16 with AVX512-BF16's VCVTNEPS2BF16: nearest-even
-/// whatever MXCSR says, a NaN made quiet keeping its top payload bits (as
-/// SEMANTICS.md) but subnormal inputs flushed to zero. bfloat16 shares
-/// float32's exponent range, so only a subnormal input has a subnormal
-/// result: a group holding one (rare) takes the integer rounding instead.
-///
-/// # Safety
-/// As `super::call`'s kernels, on a CPU with AVX512-BF16.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
-pub unsafe fn f32_to_bf16_ne<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
-    let half = |x| {
-        let e = _mm512_and_si512(x, _mm512_set1_epi32(0x7F80_0000));
-        let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
-        let sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512())
-            & _mm512_cmpneq_epi32_mask(a, _mm512_setzero_si512());
-        if sub == 0 {
-            let h = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
-            // SAFETY: both are 256 bits of vector register: a bit cast.
-            reg256(unsafe { std::mem::transmute::<__m256bh, __m256i>(h) })
-        } else {
-            reg256(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(bf16_round(
-                x,
-            ))))
-        }
-    };
-    // SAFETY: forwarded.
-    unsafe { map16::<__m512i, __m256i, 4, NT>(src, dst, n, half) }
-}
-
 /// The elements of `fmt` (a float8 or float4) nearest 32 float32 (bits,
 /// `x0` then `x1`), one a word lane, through float16, 32 lanes a word
 /// operation: x scaled by 2^(bias - 15), which makes `fmt`'s values exactly
@@ -1248,8 +1219,9 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// `lookup.rs` 1.1-3.7x into 16 bits and 2-21x among the 8- and 4-bit
 /// dtypes, 20-50% for float32, float64, bfloat16 and float16 ->
 /// float4_e2m1fn there). `vbmi`: whether the CPU has AVX512-VBMI, which
-/// those in byte lanes and the lookups need.
-pub fn patch(t: &mut super::Table, vbmi: bool) {
+/// those in byte lanes and the lookups need; `bf16`: AVX512-BF16, for
+/// those into bfloat16 that convert by VCVTNE(2)PS2BF16.
+pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
     use super::steps::{dtype_bits, env, E4m3Out, F32In};
     use super::MXCSR_RN;
     use crate::ffi::*;
@@ -1397,8 +1369,25 @@ pub fn patch(t: &mut super::Table, vbmi: bool) {
         NX_INT64 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN;
         NX_UINT64 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN NX_INT8 NX_INT16;
     }
-    if is_x86_feature_detected!("avx512bf16") {
-        whole! { MXCSR_RN; NX_FLOAT32 -> NX_BFLOAT16: f32_to_bf16_ne; }
+    // Into bfloat16 by VCVTNE2PS2BF16 (`steps::Bf16Ne`) from the float32
+    // lanes of the sources that round into bfloat16, in place of
+    // `Bf16Out`'s rounding in the integers and VPERMT2W (float32: of
+    // VCVTNEPS2BF16 16 lanes at a time). `make bench-levels`, AMD Zen 4,
+    // 4096 / 16384 / 131072 elements: float16, int16, uint16 1.47-1.76x;
+    // float64 1.45-1.53x; int32, uint32 1.38-1.45x; float32 1.34x / 1.06x
+    // / 1.15x; complex128 1.21-1.36x; int64, uint64 1.19-1.27x; complex64
+    // 1.12-1.29x. At 67108864 elements (streamed) float32 0.93-0.97x,
+    // int32 1.00x, float16 1.12x; float64 at 33554432 0.98x.
+    if bf16 {
+        use super::steps::{Bf16Ne, C64In, F16In, F64Fold, I16In, I32Odd, I64Odd, Side};
+        macro_rules! into_bf16 {
+            ($($s:ty),*) => {$({
+                entry!(k, steps::run_bf16[$s], <$s>::BITS, 16, env::<$s, Bf16Ne>());
+                super::set(t, <$s>::DT, NX_BFLOAT16, k);
+            })*};
+        }
+        into_bf16!(F32In, F64Fold<40>, F64Fold<40, true>, F16In, I16In<true>, I16In<false>,
+            I32Odd<true>, I32Odd<false>, I64Odd<true>, I64Odd<false>, C64In);
     }
     whole! { MXCSR_RN;
         NX_FLOAT64 -> NX_INT64: wide::f64_to_i64;
@@ -1449,29 +1438,51 @@ mod tests {
     use crate::kernels::{scalar, Store};
     use crate::table::{Dtype, COUNT};
 
-    /// The kernels that those needing AVX512-VBMI replace (`patch`) still
-    /// serve the CPUs without it: every pair whose kernel differs between
-    /// the AVX-512 tables with and without VBMI, the one without (and the
-    /// one with, on a CPU with VBMI) against the scalar reference, nothing
-    /// written past the elements, at every length mod 64 up to the end of the
-    /// sources, which are every code of a source of 4, 8 or 16 bits, every
-    /// float32 top half with low halves around the sticky folds, or every
-    /// float64 top word with low 48 bits one of: none, the lowest, one of
-    /// bits 44 to 47 (around the sticky folds), all.
+    /// The kernels that those needing AVX512-VBMI or AVX512-BF16 replace
+    /// (`patch`) still serve the CPUs without them: every pair whose kernel
+    /// differs between the AVX-512 tables with and without both, the one
+    /// without (and the one with, on a CPU with what it needs) against the
+    /// scalar reference, nothing written past the elements, at every length
+    /// mod 64 up to the end of the sources, which are every code of a
+    /// source of 4, 8 or 16 bits, every float32 top half with low halves
+    /// around the sticky folds, or every float64 top word with low 48 bits
+    /// one of: none, the lowest, one of bits 39 to 41 and 44 to 47 (around
+    /// the sticky folds), all (complex128: those as real parts, the
+    /// imaginary parts the same rotated).
     #[test]
-    fn kernels_with_and_without_vbmi() {
+    fn kernels_with_and_without_extensions() {
         if !has_avx512() {
             return;
         }
         let vbmi = is_x86_feature_detected!("avx512vbmi");
-        let (with, without) = (build_for(Isa::Avx512, true), build_for(Isa::Avx512, false));
+        let bf16 = is_x86_feature_detected!("avx512bf16");
+        let (with, without) = (
+            build_for(Isa::Avx512, true, true),
+            build_for(Isa::Avx512, false, false),
+        );
         let bytes: Vec<u8> = (0..=u8::MAX).collect();
         let codes16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
-        let low = [0, 1, 1 << 44, 1 << 45, 1 << 46, 1 << 47, (1 << 48) - 1];
-        let f64s: Vec<u8> = (0..=u16::MAX)
+        let low = [
+            0,
+            1,
+            1 << 39,
+            1 << 40,
+            1 << 41,
+            1 << 44,
+            1 << 45,
+            1 << 46,
+            1 << 47,
+            (1 << 48) - 1,
+        ];
+        let f64s: Vec<u64> = (0..=u16::MAX)
             .flat_map(|c| low.map(|l| (u64::from(c) << 48) | l))
+            .collect();
+        let c128s: Vec<u8> = f64s
+            .iter()
+            .flat_map(|&x| [x, x.rotate_left(17)])
             .flat_map(u64::to_le_bytes)
             .collect();
+        let f64s: Vec<u8> = f64s.into_iter().flat_map(u64::to_le_bytes).collect();
         let f32s: Vec<u8> = (0..=u16::MAX)
             .flat_map(|c| [0, 1, 1 << 15, u16::MAX].map(|l| (u32::from(c) << 16) | u32::from(l)))
             .flat_map(u32::to_le_bytes)
@@ -1491,6 +1502,7 @@ mod tests {
                 16 => &codes16,
                 32 => &f32s,
                 64 => &f64s,
+                128 => &c128s,
                 _ => panic!("{s} -> {d}: no sources of {sb} bits here"),
             };
             let all = src.len() * 8 / sb;
@@ -1504,7 +1516,12 @@ mod tests {
             };
             // Even lengths for a 4-bit destination: the kernels write whole
             // bytes (the driver packs a last odd element).
-            let ks = if vbmi { vec![k, v] } else { vec![k] };
+            let can = if d == crate::ffi::NX_BFLOAT16 as usize {
+                bf16
+            } else {
+                vbmi
+            };
+            let ks = if can { vec![k, v] } else { vec![k] };
             for (n, k) in (all - 64..=all)
                 .filter(|n| db >= 8 || n % 2 == 0)
                 .flat_map(|n| ks.iter().map(move |k| (n, k)))
@@ -1525,8 +1542,9 @@ mod tests {
         }
         // narrow_bytes' 14 pairs (the floats' 6, the integers' 8),
         // to_e2m1's four, the lookups but bool's (`bits::from_truth` serves
-        // those on every AVX-512 CPU).
+        // those on every AVX-512 CPU); the 11 into bfloat16 by
+        // VCVTNE2PS2BF16.
         let looked_up = lookup::PAIRS.iter().filter(|p| p.0 != crate::ffi::NX_BOOL);
-        assert_eq!(checked, 14 + 4 + looked_up.count());
+        assert_eq!(checked, 14 + 4 + looked_up.count() + 11);
     }
 }

@@ -10,8 +10,9 @@
 //! in place of blends, VPERMI2W tables for float8_e4m3fn, VPERMT2W to take
 //! the top halves of 32 dwords at once, VPTESTMB for bool, variable word
 //! shifts (VPSRLVW) to round float16 and bfloat16 codes into float8/float4
-//! without widening them, and VPERMW to look the 4-bit sources' float16
-//! and bfloat16 codes up whole.
+//! without widening them, VPERMW to look the 4-bit sources' float16
+//! and bfloat16 codes up whole, and where AVX512-BF16 is, VCVTNE2PS2BF16
+//! into bfloat16 (`Bf16Ne`).
 
 use super::super::steps::*;
 use super::super::{put128, put256, Raw};
@@ -703,6 +704,35 @@ impl VDst<Two> for Bf16Out {
         // SAFETY: the caller's 64 bytes.
         unsafe { put512::<NT>(p, top_words(bf16_round(x[0]), bf16_round(x[1]))) }
     }
+}
+
+impl VDst<Two> for Bf16Ne {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+    unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
+        // VFPCLASSPS 0x20: subnormal (DAZ does not apply to it).
+        let sub = |v: Z| _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(v));
+        let h = if sub(x[0]) | sub(x[1]) == 0 {
+            let [a, b] = x.map(|v| _mm512_castsi512_ps(v));
+            // SAFETY: both are 512 bits of vector register: a bit cast.
+            unsafe { std::mem::transmute::<__m512bh, Z>(_mm512_cvtne2ps_pbh(b, a)) }
+        } else {
+            top_words(bf16_round(x[0]), bf16_round(x[1]))
+        };
+        // SAFETY: the caller's 64 bytes.
+        unsafe { put512::<NT>(p, h) }
+    }
+}
+
+/// The step loop with this level's features and AVX512-BF16, for
+/// `Bf16Ne`.
+///
+/// # Safety
+/// As `run`, on a CPU with AVX512-BF16 too.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,avx512bf16")]
+pub unsafe fn run_bf16<S: VSrc<Two>, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded.
+    unsafe { steps::<Two, S, Bf16Ne, NT>(src, dst, n) }
 }
 
 /// bfloat16 codes stored as they are (every source of these lanes is exact).
