@@ -708,19 +708,21 @@ impl VDst<Two> for Bf16Out {
 
 impl VDst<Two> for Bf16Ne {
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c,avx512bf16")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // VFPCLASSPS 0x20: subnormal (DAZ does not apply to it).
         let sub = |v: Z| _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(v));
-        let h = if sub(x[0]) | sub(x[1]) == 0 {
-            let [a, b] = x.map(|v| _mm512_castsi512_ps(v));
-            // SAFETY: both are 512 bits of vector register: a bit cast.
-            unsafe { std::mem::transmute::<__m512bh, Z>(_mm512_cvtne2ps_pbh(b, a)) }
-        } else {
-            top_words(bf16_round(x[0]), bf16_round(x[1]))
-        };
-        // SAFETY: the caller's 64 bytes.
-        unsafe { put512::<NT>(p, h) }
+        if sub(x[0]) | sub(x[1]) != 0 {
+            // SAFETY: forwarded.
+            return unsafe { <Bf16Out as VDst<Two>>::put::<NT>(x, p) };
+        }
+        let [a, b] = x.map(|v| _mm512_castsi512_ps(v));
+        // SAFETY: both are 512 bits of vector register: a bit cast; then
+        // the caller's 64 bytes.
+        unsafe {
+            let h = std::mem::transmute::<__m512bh, Z>(_mm512_cvtne2ps_pbh(b, a));
+            put512::<NT>(p, h)
+        }
     }
 }
 
