@@ -2,11 +2,10 @@
 //! (`steps`, a child module), the rounding they share with the whole
 //! kernels here (`narrow16`, `round16`, `narrow_code16`), and the whole
 //! kernels that beat the lanes for their pairs (`patch`): float32 ->
-//! float8/float4, with AVX512-BF16 float32 -> bfloat16, and with
-//! AVX512-VBMI bfloat16, float16, float32, float64 and the integers of 32
-//! and 64 bits -> float8 in byte lanes (`narrow_bytes`; float16 and
-//! float32 into float8_e4m3fn only),
-//! 8-bit sources into 16-bit floats and the floats into float4_e2m1fn by
+//! float8/float4, with AVX512-VBMI bfloat16, float16, float32, float64
+//! and the integers of 32 and 64 bits -> float8 in byte lanes
+//! (`narrow_bytes`; float16 and float32 into float8_e4m3fn only), 8-bit
+//! sources into 16-bit floats and the floats into float4_e2m1fn by
 //! lookup (`lookup.rs`), and bit with the others by masks (`bits.rs`).
 //!
 //! Every kernel runs under the MXCSR `super::call` sets (round to nearest,
@@ -1210,17 +1209,16 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
 /// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
 /// are faster (in cache, measured with `make bench-levels`: 6-8% for
 /// float32 -> float8/float4, whose two groups a step pack with one
-/// VPACKUSWB; 9-12% for float32 -> bfloat16 with VCVTNEPS2BF16, on CPUs
-/// with AVX512-BF16; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
+/// VPACKUSWB; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
 /// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
 /// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
 /// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
 /// by float64's words 10% and 21-24% more), for the lookups of
 /// `lookup.rs` 1.1-3.7x into 16 bits and 2-21x among the 8- and 4-bit
 /// dtypes, 20-50% for float32, float64, bfloat16 and float16 ->
-/// float4_e2m1fn there). `vbmi`: whether the CPU has AVX512-VBMI, which
-/// those in byte lanes and the lookups need; `bf16`: AVX512-BF16, for
-/// those into bfloat16 that convert by VCVTNE(2)PS2BF16.
+/// float4_e2m1fn there); and on CPUs with AVX512-BF16 the lanes into
+/// bfloat16 with its encoder (`steps::Bf16Ne`). `vbmi` and `bf16`:
+/// whether the CPU has AVX512-VBMI and AVX512-BF16.
 pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
     use super::steps::{dtype_bits, env, E4m3Out, F32In};
     use super::MXCSR_RN;
