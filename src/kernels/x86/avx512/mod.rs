@@ -1380,8 +1380,8 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
         use super::steps::{Bf16Ne, C64In, F16In, F64Fold, I16In, I32Odd, I64Odd, Side};
         macro_rules! into_bf16 {
             ($($s:ty),*) => {$({
-                entry!(k, steps::run_bf16[$s], <$s>::BITS, 16, env::<$s, Bf16Ne>());
-                super::set(t, <$s>::DT, NX_BFLOAT16, k);
+                entry!(k, steps::run_bf16[$s], <$s>::BITS, Bf16Ne::BITS, env::<$s, Bf16Ne>());
+                super::set(t, <$s>::DT, Bf16Ne::DT, k);
             })*};
         }
         into_bf16!(F32In, F64Fold<40>, F64Fold<40, true>, F16In, I16In<true>, I16In<false>,
@@ -1459,6 +1459,9 @@ mod tests {
             build_for(Isa::Avx512, true, true),
             build_for(Isa::Avx512, false, false),
         );
+        // A kernel of `with` needs AVX512-BF16 where the table with VBMI
+        // alone has another, else VBMI (the lookups into bfloat16 too).
+        let vbmi_only = build_for(Isa::Avx512, true, false);
         let bytes: Vec<u8> = (0..=u8::MAX).collect();
         let codes16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
         let low = [
@@ -1522,10 +1525,10 @@ mod tests {
             };
             // Even lengths for a 4-bit destination: the kernels write whole
             // bytes (the driver packs a last odd element).
-            let can = if d == crate::ffi::NX_BFLOAT16 as usize {
-                bf16
-            } else {
+            let can = if vbmi_only[s][d].map(|k| k as usize) == Some(v as usize) {
                 vbmi
+            } else {
+                bf16
             };
             let ks = if can { vec![k, v] } else { vec![k] };
             for (n, k) in (all - 64..=all)
