@@ -586,7 +586,8 @@ fn build_for(isa: Isa, vbmi: bool, bf16: bool) -> Table {
                     [Bf16In<false>] => [I8Out, U8Out, I4Out, U4Out]);
             }
             // int8 and uint8 into float16: AVX2's kernel, which every
-            // AVX-512 CPU runs. (The small integers' widenings into
+            // AVX-512 CPU runs, where AVX512-VBMI's lookup does not take
+            // them (`avx512::lookup`). (The small integers' widenings into
             // float32, float64 and complex128 keep AVX-512's lanes:
             // 0.94-1.8x over AVX2's at 4096-262144 elements, most above
             // 1.05, `make bench-levels`; into the 32-bit integers,
@@ -595,8 +596,8 @@ fn build_for(isa: Isa, vbmi: bool, bf16: bool) -> Table {
                 use avx2::Four;
                 use steps::*;
                 pairs!(t, k_lanes<Four>, Side;
-                    // Over the AVX512-VBMI lookup that took them (AMD Zen 4,
-                    // 4096 / 16384 / 131072 elements): 1.66x / 1.36x /
+                    // Over the AVX512-VBMI lookup, on an AMD Zen 4 host
+                    // (4096 / 16384 / 131072 elements): 1.66x / 1.36x /
                     // 1.25-1.27x (20.2 -> 27.4 Gelem/s at 16384), 1.0x at
                     // 1048576; AVX-512's lanes ran 0.69-0.89x of these.
                     [I8In<true>, I8In<false>] => [F16Out];

@@ -40,12 +40,20 @@ const COUNT: usize = WIDE.len() + SMALL.len() * (SMALL.len() - 1) - KEPT.len();
 
 /// 8-bit sources into 16 bits where the lookup beat the lanes (the lanes
 /// stay for float8_e5m2 -> float16, a shift, and int8, uint8 ->
-/// bfloat16; int8, uint8 -> float16 take AVX2's lanes, `build_for`). Over
-/// the lanes (`make bench-levels`, AMD Zen 4, 16384 and 131072 elements):
+/// bfloat16: int8 0.93-1.03x folded by its magnitude). Over the lanes
+/// (`make bench-levels`, AMD Zen 4, 16384 and 131072 elements):
 /// float8_e4m3fn -> float16 and bfloat16 1.3x, float8_e5m2 -> bfloat16
 /// 2.1x, the float8 formats -> int16 and uint16 3.3-3.7x, bool -> float16
-/// 1.10-1.15x.
-const WIDE: [(i32, i32); 8] = [
+/// 1.10-1.15x. int8 and uint8 -> float16, over AVX2's lanes (4096 / 16384
+/// / 131072 / 1048576 elements, on the host of 2026-12-06, whose 512-bit
+/// permutes run at twice the rate of the one above, `make bench-isa`):
+/// int8 1.82x / 2.07x / 2.13x / 2.02x (14.0 -> 29.1 Gelem/s at 16384),
+/// folded by its magnitude; uint8 1.62x / 1.85x / 1.94x / 1.85x. Streamed
+/// (67108864 elements) int8 0.96-1.04x, uint8 0.89-0.90x. On the other
+/// host uint8's lookup (and int8's unfolded) ran 0.75x those lanes.
+const WIDE: [(i32, i32); 10] = [
+    (NX_INT8, NX_FLOAT16),
+    (NX_UINT8, NX_FLOAT16),
     (NX_FLOAT8_E4M3FN, NX_FLOAT16),
     (NX_FLOAT8_E4M3FN, NX_BFLOAT16),
     (NX_FLOAT8_E5M2, NX_BFLOAT16),
@@ -137,13 +145,29 @@ const fn out_bits(k: usize) -> usize {
 
 /// A pair's results for every source byte, as the kernel of its
 /// `out_bits` reads them: 16 bits, the low bytes then the high bytes; 8
-/// bits, a byte each; 4 bits, a byte each holding the nibble. And whether
-/// 16-bit results are symmetric: byte c + 128's is c's with the sign bit
-/// (15) set, for every c < 128 (a float source into a float: half the
-/// lookups).
+/// bits, a byte each; 4 bits, a byte each holding the nibble. And how
+/// 16-bit results fold (`Fold`).
 struct Table {
     bytes: [u8; 512],
-    sym: bool,
+    fold: Fold,
+}
+
+/// How a pair's 16-bit results fold onto 128 of them, the sign bit (15)
+/// or'ed in from the source byte's (7): half the lookups.
+#[derive(Clone, Copy, PartialEq)]
+enum Fold {
+    /// No fold: 256 results.
+    None,
+    /// Byte c + 128's result is c's with the sign bit set, for every c <
+    /// 128 (a float source into a float). The planes stay as made; a
+    /// byte indexes them by its low 7 bits.
+    Sign,
+    /// Byte -c's result has the sign bit set and is c's with it, for
+    /// every 0 < c <= 128 (but c = 128, a byte of its own), and byte 0's
+    /// is 0 (int8 into a float). Each plane's first 128 bytes are
+    /// rewritten to hold the results of -1 .. -128 without it; a byte
+    /// indexes them by |c| - 1.
+    Magnitude,
 }
 
 /// `PAIRS[K]`'s table, made at the pair's first use by the scalar
@@ -159,7 +183,7 @@ fn table<const K: usize>() -> &'static Table {
         let n = 256 * 8 / s.bits() as usize;
         scalar::run(s, d, &codes, &mut out, n);
         let mut bytes = [0u8; 512];
-        let mut sym = false;
+        let mut fold = Fold::None;
         match const { out_bits(K) } {
             16 => {
                 let (lo, hi) = bytes.split_at_mut(256);
@@ -168,11 +192,26 @@ fn table<const K: usize>() -> &'static Table {
                         (*l, *h) = (a, b);
                     }
                 }
-                let (pos, neg) = out.split_at(256);
-                sym = pos
-                    .chunks_exact(2)
-                    .zip(neg.chunks_exact(2))
-                    .all(|(p, n)| matches!((p, n), (&[a, b], &[c, d]) if c == a && d == b | 0x80));
+                // Source byte c's result.
+                let of = |c: usize| match out.get(2 * c..2 * c + 2) {
+                    Some(&[a, b]) => u16::from_le_bytes([a, b]),
+                    _ => 0,
+                };
+                if (0..128).all(|c| of(c + 128) == of(c) | 0x8000) {
+                    fold = Fold::Sign;
+                } else if of(0) == 0
+                    && (1..=128).all(|c| of(256 - c) >= 0x8000)
+                    && (1..128).all(|c| of(c) == of(256 - c) & 0x7FFF)
+                {
+                    fold = Fold::Magnitude;
+                    // Entry i: byte -(i + 1)'s result, its sign cleared.
+                    for i in 0..128 {
+                        let [a, b] = (of(255 - i) & 0x7FFF).to_le_bytes();
+                        if let (Some(l), Some(h)) = (lo.get_mut(i), hi.get_mut(i)) {
+                            (*l, *h) = (a, b);
+                        }
+                    }
+                }
             }
             8 => bytes = out,
             _ => {
@@ -184,7 +223,7 @@ fn table<const K: usize>() -> &'static Table {
                 }
             }
         }
-        Table { bytes, sym }
+        Table { bytes, fold }
     })
 }
 
@@ -204,8 +243,13 @@ pub unsafe fn bytes<const K: usize, const NT: bool>(src: *const u8, dst: *mut u8
     // SAFETY: forwarded.
     unsafe {
         match const { out_bits(K) } {
-            16 if t.sym => look_up16::<true, NT>(&t.bytes, src, dst, nin, nout),
-            16 => look_up16::<false, NT>(&t.bytes, src, dst, nin, nout),
+            16 => match t.fold {
+                Fold::None => look_up16::<{ Fold::None as u8 }, NT>(&t.bytes, src, dst, nin, nout),
+                Fold::Sign => look_up16::<{ Fold::Sign as u8 }, NT>(&t.bytes, src, dst, nin, nout),
+                Fold::Magnitude => {
+                    look_up16::<{ Fold::Magnitude as u8 }, NT>(&t.bytes, src, dst, nin, nout)
+                }
+            },
             8 => look_up8::<NT>(&t.bytes, src, dst, nin),
             _ => look_up4::<NT>(&t.bytes, src, dst, nin, nout),
         }
@@ -313,16 +357,17 @@ unsafe fn look_up4<const NT: bool>(
 
 /// 16 bits of results a source byte (an element of 8 bits into 16, two of
 /// 4 into 8), from the two planes of `t`: two byte permutes interleave the
-/// planes into 64 results, each plane a `look` (one VPERMI2B, and the sign
-/// or'ed in, where the results are symmetric: `SYM`, `Table::sym`): 12
-/// vector operations for 64 elements (7 if symmetric), where the lanes
-/// widen to float32, encode and narrow back.
+/// planes into 64 results, each plane a `look`, or where the results fold
+/// (`FOLD`, a `Fold` as u8) one VPERMI2B and the sign or'ed in: 12 vector
+/// operations for 64 elements, 7 folded by the sign, 10 by the magnitude
+/// (its index |c| - 1, zeroes masked), where the lanes widen to float32,
+/// encode and narrow back.
 ///
 /// # Safety
 /// As `bytes`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn look_up16<const SYM: bool, const NT: bool>(
+unsafe fn look_up16<const FOLD: u8, const NT: bool>(
     t: &[u8; 512],
     src: *const u8,
     dst: *mut u8,
@@ -338,16 +383,24 @@ unsafe fn look_up16<const SYM: bool, const NT: bool>(
     let first = unsafe { _mm512_loadu_si512(first.as_ptr().cast()) };
     let second = _mm512_add_epi8(first, _mm512_set1_epi8(32));
     let words = |x: __m512i| {
-        let (lo, hi) = if SYM {
+        let (lo, hi) = if FOLD == Fold::None as u8 {
+            (look(x, lo_t), look(x, hi_t))
+        } else {
             let [a, b, ..] = lo_t;
             let [e, f, ..] = hi_t;
-            let hi = _mm512_permutex2var_epi8(e, x, f);
+            let (lo, hi) = if FOLD == Fold::Sign as u8 {
+                let look = |p, q| _mm512_permutex2var_epi8(p, x, q);
+                (look(a, b), look(e, f))
+            } else {
+                let i = _mm512_add_epi8(_mm512_abs_epi8(x), _mm512_set1_epi8(-1));
+                let z = _mm512_test_epi8_mask(x, x);
+                let look = |p, q| _mm512_maskz_permutex2var_epi8(z, p, i, q);
+                (look(a, b), look(e, f))
+            };
             (
-                _mm512_permutex2var_epi8(a, x, b),
+                lo,
                 _mm512_ternarylogic_epi32::<0xF8>(hi, x, _mm512_set1_epi8(i8::MIN)),
             )
-        } else {
-            (look(x, lo_t), look(x, hi_t))
         };
         (
             _mm512_permutex2var_epi8(lo, first, hi),
@@ -370,11 +423,13 @@ unsafe fn look_up16<const SYM: bool, const NT: bool>(
     };
     // Whole steps only over the bytes whose two results both fit.
     let whole = nout / 2;
+    let fetch = super::super::Fetch::of::<NT>();
     each(
         whole,
         64,
         64,
         |i| {
+            fetch.ahead(src.wrapping_add(i), 64);
             // SAFETY: bytes i .. i + 64 are within nin, and their 128
             // results' within nout, at a multiple of 128 from the
             // destination.

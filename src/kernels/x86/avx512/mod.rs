@@ -1253,8 +1253,8 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
                 super::set(t, P.0, P.1, k);
             })*};
         }
-        const { assert!(lookup::PAIRS.len() == 56) };
-        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55);
+        const { assert!(lookup::PAIRS.len() == 58) };
+        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57);
         whole! { MXCSR_RN;
             NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
             NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
