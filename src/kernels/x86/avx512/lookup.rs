@@ -386,20 +386,20 @@ unsafe fn look_up16<const FOLD: u8, const NT: bool>(
         let (lo, hi) = if FOLD == Fold::None as u8 {
             (look(x, lo_t), look(x, hi_t))
         } else {
-            let [a, b, ..] = lo_t;
-            let [e, f, ..] = hi_t;
-            let (lo, hi) = if FOLD == Fold::Sign as u8 {
-                let look = |p, q| _mm512_permutex2var_epi8(p, x, q);
-                (look(a, b), look(e, f))
+            // The index and the lanes looked up (the others zeroed).
+            let (i, z) = if FOLD == Fold::Sign as u8 {
+                (x, !0)
             } else {
                 let i = _mm512_add_epi8(_mm512_abs_epi8(x), _mm512_set1_epi8(-1));
-                let z = _mm512_test_epi8_mask(x, x);
-                let look = |p, q| _mm512_maskz_permutex2var_epi8(z, p, i, q);
-                (look(a, b), look(e, f))
+                (i, _mm512_test_epi8_mask(x, x))
             };
+            let [a, b, ..] = lo_t;
+            let [e, f, ..] = hi_t;
+            let look = |p, q| _mm512_maskz_permutex2var_epi8(z, p, i, q);
+            let sign = _mm512_set1_epi8(i8::MIN);
             (
-                lo,
-                _mm512_ternarylogic_epi32::<0xF8>(hi, x, _mm512_set1_epi8(i8::MIN)),
+                look(a, b),
+                _mm512_ternarylogic_epi32::<0xF8>(look(e, f), x, sign),
             )
         };
         (
