@@ -50,7 +50,7 @@ const COUNT: usize = WIDE.len() + SMALL.len() * (SMALL.len() - 1) - KEPT.len();
 /// int8 1.82x / 2.07x / 2.13x / 2.02x (14.0 -> 29.1 Gelem/s at 16384),
 /// folded by its magnitude; uint8 1.62x / 1.85x / 1.94x / 1.85x. Streamed
 /// (67108864 elements) int8 0.96-1.04x, uint8 0.89-0.90x. On the other
-/// host uint8's lookup (and int8's unfolded) ran 0.75x those lanes.
+/// host uint8's lookup (and int8's unfolded) ran 0.75-0.78x those lanes.
 const WIDE: [(i32, i32); 10] = [
     (NX_INT8, NX_FLOAT16),
     (NX_UINT8, NX_FLOAT16),
