@@ -17,7 +17,8 @@
 //! kernels it replaces: float32 1.25-1.26x, float64 1.20-1.25x (over
 //! `to_narrow` and the float64 lanes, then 1.31-1.32x more read by its top
 //! words), bfloat16 1.47-1.50x and float16 1.25-1.27x (over
-//! `narrow_code16`'s lanes).
+//! `narrow_code16`'s lanes). And float16 into int4 and uint4
+//! (`f16_to_4bit`), whose truncations a byte of the source decides.
 
 use super::{each, first_lanes, full, put512, reg256, F64_TOP};
 use crate::ffi::*;
@@ -640,6 +641,102 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
             // that hold them).
             unsafe {
                 let v = super::part_vectors(src.add(sb * i), sb, left);
+                let keep = first_lanes(left.div_ceil(2)) as u32;
+                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(v));
+            }
+        },
+    );
+}
+
+/// The index of a float16 code into `D` (int4 or uint4) in
+/// `f16_to_4bit`: its high byte for int4, its bits 7 .. 14 for uint4.
+const fn f16_4bit_shift(d: i32) -> u32 {
+    if d == NX_INT4 {
+        8
+    } else {
+        7
+    }
+}
+
+/// `f16_to_4bit`'s 256 results (a nibble a byte): the scalar reference's
+/// for each index with zeros below it, made at first use.
+fn f16_4bit_table<const D: i32>() -> &'static [u8; 256] {
+    static MADE: [OnceLock<[u8; 256]>; 2] = [OnceLock::new(), OnceLock::new()];
+    let [int4, uint4] = &MADE;
+    let made = if D == NX_INT4 { int4 } else { uint4 };
+    made.get_or_init(|| {
+        let mut t = [0u8; 256];
+        let s = const { dtype_of::<{ NX_FLOAT16 as usize }>() };
+        if let Some(d) = Dtype::from_code(D) {
+            for (i, c) in (0u16..).zip(t.iter_mut()) {
+                let x = (i << f16_4bit_shift(D)).to_le_bytes();
+                let mut code = [0u8];
+                scalar::run(s, d, &x, &mut code, 1);
+                *c = code[0] & 0x0F;
+            }
+        }
+        t
+    })
+}
+
+/// float16 -> int4 or uint4 (`D`, its dtype code) by one byte lookup an
+/// element (VPERMI2B, two of 128), in place of the float16 code lanes
+/// (`int4_code_words`, `code_words`). A truncation into int4 depends only
+/// on the sign, the exponent and the fraction's top two bits (|x| < 8
+/// needs no more, and past it saturates): a float16's high byte. Into
+/// uint4 a fraction bit more (8 <= x < 16) and no sign (a negative x
+/// gives 0): bits 7 .. 14. Each index, zeros below, gives its results
+/// (`f16_4bit_table`), but for the NaNs whose index is infinity's (their
+/// payload below it), which a compare zeroes, with the negative lanes into
+/// uint4.
+///
+/// # Safety
+/// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+    let t = quarter_vectors(f16_4bit_table::<D>());
+    let inf = _mm512_set1_epi16(0x7C00);
+    let even = super::even_bytes();
+    let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
+    // 64 codes, two a byte (low nibble first), from 64 float16 codes.
+    let nibbles = |v: [__m512i; 8]| {
+        let [v0, v1, ..] = v;
+        let i = if D == NX_INT4 {
+            // The lanes with |x| not above infinity.
+            let keep =
+                |v| _mm512_cmple_epu16_mask(_mm512_and_si512(v, _mm512_set1_epi16(0x7FFF)), inf);
+            let k = _mm512_kunpackd(u64::from(keep(v1)), u64::from(keep(v0)));
+            _mm512_maskz_permutex2var_epi8(k, v0, odd, v1)
+        } else {
+            // The lanes with x in 0 ..= infinity.
+            let keep = |v| _mm512_cmple_epu16_mask(v, inf);
+            let k = _mm512_kunpackd(u64::from(keep(v1)), u64::from(keep(v0)));
+            let [s0, s1] = [v0, v1].map(|v| _mm512_srli_epi16::<7>(v));
+            _mm512_maskz_permutex2var_epi8(k, s0, even, s1)
+        };
+        let code = look(i, t);
+        _mm512_castsi512_si256(_mm512_permutexvar_epi8(even, super::pair_nibbles(code)))
+    };
+    let fetch = super::super::Fetch::of::<NT>();
+    each(
+        n,
+        64,
+        64,
+        |i| {
+            fetch.ahead(src.wrapping_add(2 * i), 128);
+            // SAFETY: elements i .. i + 64 are within n (two vectors of 64
+            // bytes); a 32-byte store at a multiple of 32 from the
+            // destination.
+            unsafe {
+                let v = super::step_vectors(src.add(2 * i), 2);
+                super::put256::<NT>(dst.add(i / 2), nibbles(v));
+            }
+        },
+        |i, left| {
+            // SAFETY: elements i .. i + left are within n (and the bytes
+            // that hold them).
+            unsafe {
+                let v = super::part_vectors(src.add(2 * i), 2, left);
                 let keep = first_lanes(left.div_ceil(2)) as u32;
                 full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(v));
             }
