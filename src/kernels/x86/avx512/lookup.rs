@@ -621,6 +621,25 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     };
     // Bytes a source element.
     let sb = const { super::super::steps::dtype_bits(S) / 8 };
+    // SAFETY: forwarded.
+    unsafe { nibble_steps::<NT>(src, dst, n, sb, nibbles) }
+}
+
+/// The steps of a kernel into 4 bits: 64 elements of `sb` bytes a step
+/// (`step_vectors`), their 64 codes two a byte from `nibbles`, 32 bytes
+/// stored; the last elements under masks.
+///
+/// # Safety
+/// As `super::super::call`'s kernels, the destination 4 bits an element.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn nibble_steps<const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    sb: usize,
+    nibbles: impl Fn([__m512i; 8]) -> __m256i,
+) {
     let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
@@ -717,31 +736,8 @@ pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(src: *const u8, dst: *mu
         let code = look(i, t);
         _mm512_castsi512_si256(_mm512_permutexvar_epi8(even, super::pair_nibbles(code)))
     };
-    let fetch = super::super::Fetch::of::<NT>();
-    each(
-        n,
-        64,
-        64,
-        |i| {
-            fetch.ahead(src.wrapping_add(2 * i), 128);
-            // SAFETY: elements i .. i + 64 are within n (two vectors of 64
-            // bytes); a 32-byte store at a multiple of 32 from the
-            // destination.
-            unsafe {
-                let v = super::step_vectors(src.add(2 * i), 2);
-                super::put256::<NT>(dst.add(i / 2), nibbles(v));
-            }
-        },
-        |i, left| {
-            // SAFETY: elements i .. i + left are within n (and the bytes
-            // that hold them).
-            unsafe {
-                let v = super::part_vectors(src.add(2 * i), 2, left);
-                let keep = first_lanes(left.div_ceil(2)) as u32;
-                full::_mm256_mask_storeu_epi8(dst.add(i / 2).cast(), keep, nibbles(v));
-            }
-        },
-    );
+    // SAFETY: forwarded.
+    unsafe { nibble_steps::<NT>(src, dst, n, 2, nibbles) }
 }
 
 /// The 4-bit dtypes whose codes `widen4` looks up: float4_e2m1fn, int4,
