@@ -677,22 +677,30 @@ const fn f16_4bit_shift(d: i32) -> u32 {
     }
 }
 
+/// `f16_to_4bit`'s destination `d`, checked to be int4 or uint4.
+#[allow(clippy::panic)] // only in constant blocks: would fail the build
+const fn f16_4bit_dest(d: i32) -> Dtype {
+    match Dtype::from_code(d) {
+        Some(t) if d == NX_INT4 || d == NX_UINT4 => t,
+        _ => panic!("f16_to_4bit: not int4 or uint4"),
+    }
+}
+
 /// `f16_to_4bit`'s 256 results (a nibble a byte): the scalar reference's
 /// for each index with zeros below it, made at first use.
 fn f16_4bit_table<const D: i32>() -> &'static [u8; 256] {
     static MADE: [OnceLock<[u8; 256]>; 2] = [OnceLock::new(), OnceLock::new()];
     let [int4, uint4] = &MADE;
+    let d = const { f16_4bit_dest(D) };
     let made = if D == NX_INT4 { int4 } else { uint4 };
     made.get_or_init(|| {
         let mut t = [0u8; 256];
         let s = const { dtype_of::<{ NX_FLOAT16 as usize }>() };
-        if let Some(d) = Dtype::from_code(D) {
-            for (i, c) in (0u16..).zip(t.iter_mut()) {
-                let x = (i << f16_4bit_shift(D)).to_le_bytes();
-                let mut code = [0u8];
-                scalar::run(s, d, &x, &mut code, 1);
-                *c = code[0] & 0x0F;
-            }
+        for (i, c) in (0u16..).zip(t.iter_mut()) {
+            let x = (i << f16_4bit_shift(D)).to_le_bytes();
+            let mut code = [0u8];
+            scalar::run(s, d, &x, &mut code, 1);
+            *c = code[0] & 0x0F;
         }
         t
     })
@@ -718,18 +726,25 @@ pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(src: *const u8, dst: *mu
     let even = super::even_bytes();
     let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
     // 64 codes, two a byte (low nibble first), from 64 float16 codes.
+    let signed = D == NX_INT4;
     let nibbles = |v: [__m512i; 8]| {
         let [v0, v1, ..] = v;
-        let i = if D == NX_INT4 {
-            // The lanes with |x| not above infinity.
-            let keep =
-                |v| _mm512_cmple_epu16_mask(_mm512_and_si512(v, _mm512_set1_epi16(0x7FFF)), inf);
-            let k = _mm512_kunpackd(u64::from(keep(v1)), u64::from(keep(v0)));
+        // The lanes looked up: |x| (int4) or x (uint4: a negative's code is
+        // above it) not above infinity.
+        let keep = |v| {
+            let a = if signed {
+                _mm512_and_si512(v, _mm512_set1_epi16(0x7FFF))
+            } else {
+                v
+            };
+            _mm512_cmple_epu16_mask(a, inf)
+        };
+        let k = _mm512_kunpackd(u64::from(keep(v1)), u64::from(keep(v0)));
+        // The indexes (`f16_4bit_shift`): the high bytes, or the low bytes
+        // of x >> 7.
+        let i = if signed {
             _mm512_maskz_permutex2var_epi8(k, v0, odd, v1)
         } else {
-            // The lanes with x in 0 ..= infinity.
-            let keep = |v| _mm512_cmple_epu16_mask(v, inf);
-            let k = _mm512_kunpackd(u64::from(keep(v1)), u64::from(keep(v0)));
             let [s0, s1] = [v0, v1].map(|v| _mm512_srli_epi16::<7>(v));
             _mm512_maskz_permutex2var_epi8(k, s0, even, s1)
         };
