@@ -812,7 +812,8 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
     narrow16(x[0], x[1], odd, f)
 }
 
-/// Store two steps' codes of 8 bits (`bits` 8: one VPACKUSWB, or VPACKSSWB
+/// Store two steps' codes of 16 bits (as they are), 8 bits (`bits` 8: one
+/// VPACKUSWB, or VPACKSSWB
 /// for `signed` codes, saturated to -128..=127, and a permute in place of
 /// two VPMOVWB, two operations each) or 4 (two VPACKUSWB, a VPMADDUBSW and
 /// a permute in place of two VPMADDWD and two VPMOVDB). One 64-byte store
@@ -833,7 +834,10 @@ unsafe fn put_codes2<const NT: bool, const LANED: bool>(
 ) {
     // SAFETY: forwarded.
     unsafe {
-        if bits == 8 {
+        if bits == 16 {
+            put512::<NT>(p, w0);
+            put512::<NT>(p.add(64), w1);
+        } else if bits == 8 {
             // Ordered words: quadword 2L + k holds step k's bytes of
             // 128-bit lane L. Laned: dword 4L + j holds the four elements
             // from 16j + 4L (every code fits the pack's range: its
@@ -866,8 +870,9 @@ unsafe fn put_codes2<const NT: bool, const LANED: bool>(
     }
 }
 
-/// Store 32 codes of 8 bits (`bits` 8: float8, int8, uint8) or 4 (float4,
-/// int4, uint4), one a word lane; `signed` 8-bit ones saturate to
+/// Store 32 codes of 16 bits (int16, uint16: as they are), 8 bits (`bits`
+/// 8: float8, int8, uint8) or 4 (float4, int4, uint4), one a word lane;
+/// `signed` 8-bit ones saturate to
 /// -128..=127, as `put_codes2`'s pack does.
 ///
 /// # Safety
@@ -877,7 +882,9 @@ unsafe fn put_codes2<const NT: bool, const LANED: bool>(
 unsafe fn put_codes<const NT: bool>(w: Z, bits: usize, signed: bool, p: *mut u8) {
     // SAFETY: forwarded.
     unsafe {
-        if bits == 4 {
+        if bits == 16 {
+            put512::<NT>(p, w);
+        } else if bits == 4 {
             put128::<NT>(p, words_to_nibbles(w));
         } else if signed {
             put256::<NT>(p, _mm512_cvtsepi16_epi8(w));
@@ -943,16 +950,20 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
 
 impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// `words` of 32 float16 codes, or bfloat16 codes if `BF`, computed in
-    /// the codes (for 8 bits and fewer, whose bounds both formats hold).
-    /// int4 by a table (`int4_code_words`); the others: the magnitude
-    /// clamped to the code of the bound (HI; int8's 128, which its stores
-    /// saturate to 127; 0 for a NaN and, unsigned, for a negative), then
-    /// truncated by a variable shift of its significand (a shift of 16 or
-    /// more, any value under 1, gives 0), and negated where negative.
+    /// the codes. 16 bits by `code_words16`; int4 by a table
+    /// (`int4_code_words`); the others (whose bounds both formats hold):
+    /// the magnitude clamped to the code of the bound (HI; int8's 128,
+    /// which its stores saturate to 127; 0 for a NaN and, unsigned, for a
+    /// negative), then truncated by a variable shift of its significand (a
+    /// shift of 16 or more, any value under 1, gives 0), and negated where
+    /// negative.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn code_words<const BF: bool>(h: Z) -> Z {
-        const { assert!(BITS <= 8) };
+        const { assert!(BITS <= 8 || BITS == 16) };
+        if BITS == 16 {
+            return Self::code_words16::<BF>(h);
+        }
         if LO < 0 && BITS == 4 {
             return int4_code_words::<BF>(h);
         }
@@ -990,6 +1001,57 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
             return v;
         }
         _mm512_mask_sub_epi16(v, neg, _mm512_setzero_si512(), v)
+    }
+
+    /// `code_words` into int16 or uint16, whose bounds neither format
+    /// holds below infinity (or float16 none at all): the significand
+    /// with its leading 1 at bit 15 shifted right by bias + 15 - e. A
+    /// count past 15 (any value under 1) gives 0, and so does a negative
+    /// count, which wraps past it: a NaN's and, unsigned, a negative's
+    /// (its exponent read with the sign). The codes from 2^16 (uint16) or
+    /// of magnitude from 2^15 (int16) through infinity take the bound
+    /// instead (0xFFFF; 2^15, which the sign makes -2^15, or the minimum
+    /// 2^15 - 1). Five operations a 32 into uint16 and nine into int16,
+    /// where float32 lanes convert, clamp, truncate and pack.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn code_words16<const BF: bool>(h: Z) -> Z {
+        let fmt = if BF { BF16 } else { F16 };
+        let w16 = |v: u32| _mm512_set1_epi16(v as i16);
+        let signed = LO < 0;
+        let a = if signed {
+            _mm512_and_si512(h, w16(0x7FFF))
+        } else {
+            h
+        };
+        // The least code that saturates, and the lanes below it or past
+        // infinity (one unsigned compare: those below wrap past the rest).
+        let inf = fmt.infinity_bits() as u32;
+        let top = (fmt.bias as u32 + if signed { 15 } else { 16 }) << fmt.fraction_bits;
+        let low = if top < inf { top } else { inf };
+        let keep = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(a, w16(low)), w16(inf - low));
+        let m = _mm512_or_si512(
+            if BF {
+                _mm512_slli_epi16::<8>(h)
+            } else {
+                _mm512_slli_epi16::<5>(h)
+            },
+            w16(0x8000),
+        );
+        let e = if BF {
+            _mm512_srli_epi16::<7>(a)
+        } else {
+            _mm512_srli_epi16::<10>(a)
+        };
+        let count = _mm512_sub_epi16(w16(fmt.bias as u32 + 15), e);
+        let bound = w16(if signed { 0x8000 } else { 0xFFFF });
+        let v = _mm512_mask_srlv_epi16(bound, keep, m, count);
+        if !signed {
+            return v;
+        }
+        let neg = _mm512_movepi16_mask(h);
+        let z = _mm512_setzero_si512();
+        _mm512_mask_sub_epi16(_mm512_min_epu16(v, w16(0x7FFF)), neg, z, v)
     }
 }
 
