@@ -497,7 +497,11 @@ macro_rules! lane_pairs {
 /// 1.11x / 1.09x; the others into float64, complex64 and complex128
 /// 1.04-1.20x, but uint32 -> float64 0.97x at 4096. At 262144 (the
 /// destination past L2) 0.96-1.01x, streamed at 4M elements 0.97-1.03x.
-pub const AVX2_PAIRS: [(i32, i32); 18] = {
+/// bool -> float64, which AVX-512's lanes lost on both hosts (0.89x at
+/// 16384 in `levels.txt`, 0.74-0.81x on the host of 2026-12-06): over
+/// them 1.34x / 1.23x / 1.28x / 1.26x at 4096 / 16384 / 131072 /
+/// 1048576 elements, 1.01x streamed at 16777216.
+pub const AVX2_PAIRS: [(i32, i32); 19] = {
     use crate::ffi::*;
     [
         (NX_FLOAT32, NX_FLOAT16),
@@ -518,6 +522,7 @@ pub const AVX2_PAIRS: [(i32, i32); 18] = {
         (NX_UINT64, NX_COMPLEX128),
         (NX_BFLOAT16, NX_COMPLEX128),
         (NX_BOOL, NX_COMPLEX128),
+        (NX_BOOL, NX_FLOAT64),
     ]
 };
 
