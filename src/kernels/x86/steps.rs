@@ -472,9 +472,12 @@ side!(Bf16Out, NX_BFLOAT16);
 /// `Bf16Out` by AVX512-BF16's VCVTNE2PS2BF16 (AVX-512 only): the same
 /// rounding, whatever MXCSR says, but subnormal inputs flushed to zero; a
 /// step holding one (only those have subnormal results: bfloat16 has
-/// float32's exponent range) takes `Bf16Out`'s rounding instead.
-pub struct Bf16Ne;
-side!(Bf16Ne, NX_BFLOAT16);
+/// float32's exponent range) takes `Bf16Out`'s rounding instead. `SUB`:
+/// whether the source's lanes can be subnormal (not an integer's, nor
+/// float16's, whose subnormals are float32 normals); if not, no step is
+/// tested for them.
+pub struct Bf16Ne<const SUB: bool>;
+side!(Bf16Ne<SUB>, NX_BFLOAT16);
 
 /// bfloat16 from float32 lanes that are bfloat16 values already, NaNs
 /// quiet (sources of at most 8 significant bits in bfloat16's range: the

@@ -1384,14 +1384,21 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
     // int32 1.00x, float16 1.12x; float64 at 33554432 0.98x.
     if bf16 {
         use super::steps::{Bf16Ne, C64In, F16In, F64Fold, I16In, I32Odd, I64Odd, Side};
+        // `$sub`: whether the sources' float32 lanes can be subnormal.
         macro_rules! into_bf16 {
-            ($($s:ty),*) => {$({
-                entry!(k, steps::run_bf16[$s], <$s>::BITS, Bf16Ne::BITS, env::<$s, Bf16Ne>());
-                super::set(t, <$s>::DT, Bf16Ne::DT, k);
-            })*};
+            ($($sub:literal: $($s:ty),*;)*) => {$($({
+                entry!(k, steps::run_bf16[$s, $sub], <$s>::BITS, Bf16Ne::<$sub>::BITS, env::<$s, Bf16Ne<$sub>>());
+                super::set(t, <$s>::DT, Bf16Ne::<$sub>::DT, k);
+            })*)*};
         }
-        into_bf16!(F32In, F64Fold<40>, F64Fold<40, true>, F16In, I16In<true>, I16In<false>,
-            I32Odd<true>, I32Odd<false>, I64Odd<true>, I64Odd<false>, C64In);
+        // (Skipping the test for subnormal lanes, `make bench-levels` at
+        // 16384 elements on the host of 2026-12-06: int16 1.46x, int32
+        // and uint32 1.17-1.18x, int64 and uint64 1.08x.)
+        into_bf16!(
+            true: F32In, F64Fold<40>, F64Fold<40, true>, C64In;
+            false: F16In, I16In<true>, I16In<false>, I32Odd<true>, I32Odd<false>, I64Odd<true>,
+                I64Odd<false>;
+        );
     }
     whole! { MXCSR_RN;
         NX_FLOAT64 -> NX_INT64: wide::f64_to_i64;

@@ -706,13 +706,13 @@ impl VDst<Two> for Bf16Out {
     }
 }
 
-impl VDst<Two> for Bf16Ne {
+impl<const SUB: bool> VDst<Two> for Bf16Ne<SUB> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c,avx512bf16")]
     unsafe fn put<const NT: bool>(x: Two, p: *mut u8) {
         // VFPCLASSPS 0x20: subnormal (DAZ does not apply to it).
         let sub = |v: Z| _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(v));
-        if sub(x[0]) | sub(x[1]) != 0 {
+        if SUB && sub(x[0]) | sub(x[1]) != 0 {
             // SAFETY: forwarded.
             return unsafe { <Bf16Out as VDst<Two>>::put::<NT>(x, p) };
         }
@@ -732,9 +732,13 @@ impl VDst<Two> for Bf16Ne {
 /// # Safety
 /// As `run`, on a CPU with AVX512-BF16 too.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,avx512bf16")]
-pub unsafe fn run_bf16<S: VSrc<Two>, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn run_bf16<S: VSrc<Two>, const SUB: bool, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     // SAFETY: forwarded.
-    unsafe { steps::<Two, S, Bf16Ne, NT>(src, dst, n) }
+    unsafe { steps::<Two, S, Bf16Ne<SUB>, NT>(src, dst, n) }
 }
 
 /// bfloat16 codes stored as they are (every source of these lanes is exact).
