@@ -1256,6 +1256,19 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
         }
         const { assert!(lookup::PAIRS.len() == 58) };
         looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57);
+        // float8_e4m3fn into the integers of 32 and 64 bits: its lookups
+        // into int16 and uint16, extended (`lookup::ints`).
+        macro_rules! ints_looked_up {
+            ($($s:ident -> $w:ident: $($d:ident)*;)*) => {$($({
+                const K: usize = lookup::index($s, $w);
+                entry!(k, lookup::ints[K, $d], dtype_bits($s), dtype_bits($d), MXCSR_RN);
+                super::set(t, $s, $d, k);
+            })*)*};
+        }
+        ints_looked_up! {
+            NX_FLOAT8_E4M3FN -> NX_INT16: NX_INT32 NX_INT64;
+            NX_FLOAT8_E4M3FN -> NX_UINT16: NX_UINT32 NX_UINT64;
+        }
         whole! { MXCSR_RN;
             NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
             NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
@@ -1530,11 +1543,14 @@ mod tests {
             let all = src.len() * 8 / sb;
             let mut want = vec![0u8; (all * db).div_ceil(8)];
             scalar::run(dt(s), dt(d), src, &mut want, all);
-            // Element i's bits in `b`.
+            // Element i's bits in `b` (of at most 64).
+            assert!(db <= 64, "{s} -> {d}: no destinations of {db} bits here");
             let at = |b: &[u8], i: usize| {
                 let (byte, bit) = (i * db / 8, i * db % 8);
-                let w = u16::from(b[byte]) | b.get(byte + 1).map_or(0, |&h| u16::from(h) << 8);
-                (w >> bit) & ((1u32 << db) - 1) as u16
+                let w = (0..(bit + db).div_ceil(8)).fold(0u128, |w, k| {
+                    w | u128::from(b.get(byte + k).copied().unwrap_or(0)) << (8 * k)
+                });
+                (w >> bit) & (u128::MAX >> (128 - db))
             };
             // Even lengths for a 4-bit destination: the kernels write whole
             // bytes (the driver packs a last odd element).
@@ -1563,10 +1579,10 @@ mod tests {
             checked += 1;
         }
         // narrow_bytes' 14 pairs (the floats' 6, the integers' 8),
-        // to_e2m1's four, f16_to_4bit's two, the lookups but bool's
-        // (`bits::from_truth` serves those on every AVX-512 CPU); the 11
-        // into bfloat16 by VCVTNE2PS2BF16.
+        // to_e2m1's four, f16_to_4bit's two, `lookup::ints`' four, the
+        // lookups but bool's (`bits::from_truth` serves those on every
+        // AVX-512 CPU); the 11 into bfloat16 by VCVTNE2PS2BF16.
         let looked_up = lookup::PAIRS.iter().filter(|p| p.0 != crate::ffi::NX_BOOL);
-        assert_eq!(checked, 14 + 4 + 2 + looked_up.count() + 11);
+        assert_eq!(checked, 14 + 4 + 2 + 4 + looked_up.count() + 11);
     }
 }
