@@ -358,7 +358,7 @@ unsafe fn look_up4<const NT: bool>(
     );
 }
 
-/// The 16-bit results of a pair (`look_up16`'s, `look_up_wide`'s), from
+/// The 16-bit results of a pair (`look_up16`'s, `ints`'), from
 /// the two planes of its table: two byte permutes interleave the planes
 /// into 64 results, each plane a `look`, or where the results fold
 /// (`FOLD`, a `Fold` as u8) one VPERMI2B and the sign or'ed in: 12 vector
@@ -479,7 +479,7 @@ unsafe fn look_up16<const FOLD: u8, const NT: bool>(
 /// int16 or uint16), checked: an integer of 32 or 64 bits of the same
 /// signedness, which holds each result as it is.
 #[allow(clippy::panic)] // only in constant blocks: would fail the build
-const fn wide_dest(k: usize, d: i32) -> Dtype {
+const fn ints_dest(k: usize, d: i32) -> Dtype {
     let (s, w) = pair(k);
     let signed = match w.code() {
         NX_INT16 => true,
@@ -516,12 +516,14 @@ pub unsafe fn ints<const K: usize, const D: i32, const NT: bool>(
     dst: *mut u8,
     n: usize,
 ) {
-    let x = const { wide_dest(K, D).bits() as usize / 8 };
+    let x = const { ints_dest(K, D).bits() as usize / 8 };
     let signed = matches!(D, NX_INT32 | NX_INT64);
     let t = table::<K>();
     let planes = Planes::new(&t.bytes);
     // The results of 64 source bytes, `x` vectors of them.
     let wide = |v: __m512i| -> [__m512i; 8] {
+        // (The table's fold, known once it is made: a branch predicted
+        // every time.)
         let (a, b) = match t.fold {
             Fold::None => planes.words::<{ Fold::None as u8 }>(v),
             Fold::Sign => planes.words::<{ Fold::Sign as u8 }>(v),
@@ -595,7 +597,7 @@ pub unsafe fn ints<const K: usize, const D: i32, const NT: bool>(
 
 /// The index in `PAIRS` of `(s, d)`, which must be there.
 #[allow(clippy::panic, clippy::indexing_slicing)] // only in constant blocks: would fail the build
-pub const fn index(s: i32, d: i32) -> usize {
+pub const fn pair_index(s: i32, d: i32) -> usize {
     let mut k = 0;
     while k < PAIRS.len() {
         if PAIRS[k].0 == s && PAIRS[k].1 == d {

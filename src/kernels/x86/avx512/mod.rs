@@ -1260,7 +1260,7 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
         // into int16 and uint16, extended (`lookup::ints`).
         macro_rules! ints_looked_up {
             ($($s:ident -> $w:ident: $($d:ident)*;)*) => {$($({
-                const K: usize = lookup::index($s, $w);
+                const K: usize = lookup::pair_index($s, $w);
                 entry!(k, lookup::ints[K, $d], dtype_bits($s), dtype_bits($d), MXCSR_RN);
                 super::set(t, $s, $d, k);
             })*)*};
@@ -1400,13 +1400,15 @@ pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
         // `$sub`: whether the sources' float32 lanes can be subnormal.
         macro_rules! into_bf16 {
             ($($sub:literal: $($s:ty),*;)*) => {$($({
-                entry!(k, steps::run_bf16[$s, $sub], <$s>::BITS, Bf16Ne::<$sub>::BITS, env::<$s, Bf16Ne<$sub>>());
+                const BITS: (usize, usize) = (<$s>::BITS, Bf16Ne::<$sub>::BITS);
+                entry!(k, steps::run_bf16[$s, $sub], BITS.0, BITS.1, env::<$s, Bf16Ne<$sub>>());
                 super::set(t, <$s>::DT, Bf16Ne::<$sub>::DT, k);
             })*)*};
         }
-        // (Skipping the test for subnormal lanes, `make bench-levels` at
-        // 16384 elements on the host of 2026-12-06: int16 1.46x, int32
-        // and uint32 1.17-1.18x, int64 and uint64 1.08x.)
+        // (Skipping the test for subnormal lanes, `make bench-levels` on
+        // the host of 2026-12-06, 4096 to 131072 elements: float16
+        // 1.30-1.41x, int16 and uint16 1.34-1.47x, int32 and uint32
+        // 1.14-1.19x, int64 and uint64 1.07-1.08x.)
         into_bf16!(
             true: F32In, F64Fold<40>, F64Fold<40, true>, C64In;
             false: F16In, I16In<true>, I16In<false>, I32Odd<true>, I32Odd<false>, I64Odd<true>,

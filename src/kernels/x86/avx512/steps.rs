@@ -816,14 +816,14 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
     narrow16(x[0], x[1], odd, f)
 }
 
-/// Store two steps' codes of 16 bits (as they are), 8 bits (`bits` 8: one
-/// VPACKUSWB, or VPACKSSWB
-/// for `signed` codes, saturated to -128..=127, and a permute in place of
-/// two VPMOVWB, two operations each) or 4 (two VPACKUSWB, a VPMADDUBSW and
-/// a permute in place of two VPMADDWD and two VPMOVDB). One 64-byte store
-/// in place of two of 32 also keeps int8/uint8 at memory speed (float32 ->
-/// uint8 at 16 MiB: 5.4 -> 5.8 Gelem/s, numpy's rate). `LANED` words come
-/// in `IntOut::laned_words`' order, which the final permute puts right.
+/// Store two steps' codes of 16 bits (as they are), 8 bits (one
+/// VPACKUSWB, or VPACKSSWB for `signed` codes, saturated to -128..=127,
+/// and a permute in place of two VPMOVWB, two operations each) or 4 (two
+/// VPACKUSWB, a VPMADDUBSW and a permute in place of two VPMADDWD and two
+/// VPMOVDB). One 64-byte store in place of two of 32 also keeps
+/// int8/uint8 at memory speed (float32 -> uint8 at 16 MiB: 5.4 -> 5.8
+/// Gelem/s, numpy's rate). `LANED` words come in `IntOut::laned_words`'
+/// order, which the final permute puts right.
 ///
 /// # Safety
 /// `p` is writable for `8 * bits` bytes (aligned to 64 when `NT`).
@@ -874,10 +874,9 @@ unsafe fn put_codes2<const NT: bool, const LANED: bool>(
     }
 }
 
-/// Store 32 codes of 16 bits (int16, uint16: as they are), 8 bits (`bits`
-/// 8: float8, int8, uint8) or 4 (float4, int4, uint4), one a word lane;
-/// `signed` 8-bit ones saturate to
-/// -128..=127, as `put_codes2`'s pack does.
+/// Store 32 codes of `bits` 16 (int16, uint16: as they are), 8 (float8,
+/// int8, uint8) or 4 (float4, int4, uint4), one a word lane; `signed`
+/// 8-bit ones saturate to -128..=127, as `put_codes2`'s pack does.
 ///
 /// # Safety
 /// `p` is writable for `4 * bits` bytes (aligned to that when `NT`).
@@ -1014,9 +1013,11 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// count, which wraps past it: a NaN's and, unsigned, a negative's
     /// (its exponent read with the sign). The codes from 2^16 (uint16) or
     /// of magnitude from 2^15 (int16) through infinity take the bound
-    /// instead (0xFFFF; 2^15, which the sign makes -2^15, or the minimum
-    /// 2^15 - 1). Five operations a 32 into uint16 and nine into int16,
-    /// where float32 lanes convert, clamp, truncate and pack.
+    /// instead (0xFFFF; 2^15, which the sign makes -2^15, or a minimum
+    /// 2^15 - 1). Seven operations a 32 into uint16 and eleven into
+    /// int16, where the float32 lanes convert each half, clamp, truncate
+    /// and pack. (float16 into uint16 asking "not infinity" in one compare
+    /// measured the same.)
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn code_words16<const BF: bool>(h: Z) -> Z {
