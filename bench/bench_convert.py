@@ -30,15 +30,16 @@ for f in READS:
 WRITES = (floor_lib.nx_bench_write, floor_lib.nx_bench_write_stream)
 
 CODE = {"float64": 0, "float32": 1, "float16": 2, "bfloat16": 3, "float8_e4m3fn": 4, "float8_e5m2": 5,
-        "float4_e2m1fn": 6, "int64": 7, "uint64": 8, "int32": 9, "uint32": 10, "int8": 13, "uint8": 14, "int4": 15,
+        "float4_e2m1fn": 6, "int64": 7, "uint64": 8, "int32": 9, "uint32": 10, "int16": 11, "uint16": 12, "int8": 13, "uint8": 14, "int4": 15,
         "uint4": 16, "complex128": 17, "complex64": 18, "bool": 19}
 NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
       "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
       "float4_e2m1fn": ml_dtypes.float4_e2m1fn, "int8": np.int8, "uint8": np.uint8, "int4": ml_dtypes.int4,
       "uint4": ml_dtypes.uint4, "int64": np.int64, "uint64": np.uint64, "int32": np.int32, "uint32": np.uint32,
+      "int16": np.int16, "uint16": np.uint16,
       "complex128": np.complex128, "complex64": np.complex64, "bool": np.bool_}
 BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8,
-        "float4_e2m1fn": 4, "int64": 64, "uint64": 64, "int32": 32, "uint32": 32, "int8": 8, "uint8": 8, "int4": 4,
+        "float4_e2m1fn": 4, "int64": 64, "uint64": 64, "int32": 32, "uint32": 32, "int16": 16, "uint16": 16, "int8": 8, "uint8": 8, "int4": 4,
         "uint4": 4, "complex128": 128, "complex64": 64, "bool": 8}
 PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),
          ("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"), ("float32", "float8_e5m2"),
@@ -65,7 +66,7 @@ SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 
 def make_source(name, n, rng):
     x = rng.standard_normal(n).astype(np.float32)
-    if name in ("int8", "uint8", "int4", "uint4", "int32", "uint32", "int64", "uint64"):
+    if name in ("int8", "uint8", "int4", "uint4", "int16", "uint16", "int32", "uint32", "int64", "uint64"):
         bits = BITS[name]
         lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if name.startswith("int") else (0, 1 << bits)
         return rng.integers(lo, hi, n, dtype=np.int64 if bits < 64 else NP[name]).astype(NP[name])
@@ -97,9 +98,9 @@ def main(out_path):
     isa = lib.nx_kernel_isa().decode()
     rows = []
     cost_ours, cost_numpy = call_costs()
-    # BENCH_ONLY="float32->float16,..." and BENCH_SIZES="4096,..." narrow a run.
+    # BENCH_ONLY="float32->float16,..." (any pairs, listed or not) and BENCH_SIZES="4096,..." narrow a run.
     only = os.environ.get("BENCH_ONLY")
-    pairs = [p for p in PAIRS if not only or f"{p[0]}->{p[1]}" in only.split(",")]
+    pairs = [tuple(p.split("->")) for p in only.split(",")] if only else PAIRS
     sizes = [int(x) for x in os.environ["BENCH_SIZES"].split(",")] if os.environ.get("BENCH_SIZES") else SIZES
     for s, d in pairs:
         for size in sizes:
@@ -123,8 +124,8 @@ def main(out_path):
             margs = (ctypes.c_void_p(b.ctypes.data), ctypes.c_void_p(a.ctypes.data), ctypes.c_size_t(half))
             rargs = (ctypes.c_void_p(packed.ctypes.data), ctypes.c_size_t(size))
             theirs = np.empty(n, NP[d])
-            numpy_own = ("float64", "float32", "float16", "int8", "uint8", "int32", "int64", "complex64",
-                         "complex128", "bool")
+            numpy_own = ("float64", "float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                         "int64", "uint64", "complex64", "complex128", "bool")
             other = "numpy" if s in numpy_own and d in numpy_own else "ml_dtypes"
             # Default arguments bind each function now, not at the call.
             wargs = (ctypes.c_void_p(out.ctypes.data), ctypes.c_size_t(out_bytes))
