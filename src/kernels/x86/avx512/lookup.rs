@@ -516,19 +516,37 @@ pub unsafe fn ints<const K: usize, const D: i32, const NT: bool>(
     dst: *mut u8,
     n: usize,
 ) {
+    let t = table::<K>();
+    // SAFETY: forwarded.
+    unsafe {
+        match t.fold {
+            Fold::None => ints_by::<{ Fold::None as u8 }, K, D, NT>(&t.bytes, src, dst, n),
+            Fold::Sign => ints_by::<{ Fold::Sign as u8 }, K, D, NT>(&t.bytes, src, dst, n),
+            Fold::Magnitude => {
+                ints_by::<{ Fold::Magnitude as u8 }, K, D, NT>(&t.bytes, src, dst, n)
+            }
+        }
+    }
+}
+
+/// `ints` with the fold of its table `t` (`FOLD`, a `Fold` as u8).
+///
+/// # Safety
+/// As `ints`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn ints_by<const FOLD: u8, const K: usize, const D: i32, const NT: bool>(
+    t: &[u8; 512],
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     let x = const { ints_dest(K, D).bits() as usize / 8 };
     let signed = matches!(D, NX_INT32 | NX_INT64);
-    let t = table::<K>();
-    let planes = Planes::new(&t.bytes);
+    let planes = Planes::new(t);
     // The results of 64 source bytes, `x` vectors of them.
     let wide = |v: __m512i| -> [__m512i; 8] {
-        // (The table's fold, known once it is made: a branch predicted
-        // every time.)
-        let (a, b) = match t.fold {
-            Fold::None => planes.words::<{ Fold::None as u8 }>(v),
-            Fold::Sign => planes.words::<{ Fold::Sign as u8 }>(v),
-            Fold::Magnitude => planes.words::<{ Fold::Magnitude as u8 }>(v),
-        };
+        let (a, b) = planes.words::<FOLD>(v);
         let z = _mm512_setzero_si512();
         if x == 4 {
             let e = |h: __m256i| {
