@@ -130,7 +130,9 @@ pub const fn env<S: Side, D: Side>() -> u32 {
 }
 
 /// Converts `n` elements: whole steps in place, the last partial step
-/// through stack buffers (reading and writing only the caller's bytes).
+/// as the last STEP elements (some converted twice) where there is a whole
+/// step before it, else through stack buffers (reading and writing only
+/// the caller's bytes).
 ///
 /// # Safety
 /// As `super::call`'s kernels: `src` readable for ceil(n * S::BITS / 8)
@@ -168,7 +170,18 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
         unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
     }
     let rest = n - full * STEP;
-    if rest > 0 {
+    // Whether the last STEP elements start on whole bytes of both sides
+    // (as n's end does: STEP is a multiple of 8).
+    let bytes = (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8);
+    if rest > 0 && full > 0 && bytes {
+        // The last STEP elements as one more step, over some already
+        // converted (the same bytes again: source and destination never
+        // overlap), in place of the stack buffers below, whose copies a
+        // vector load cannot be forwarded from.
+        let j = n - STEP;
+        // SAFETY: elements j .. n lie within both arrays, on whole bytes.
+        unsafe { D::put::<false>(S::get(src.add(j * S::BITS / 8)), dst.add(j * D::BITS / 8)) }
+    } else if rest > 0 {
         // A step of the widest dtype, complex128 (a build error past it).
         const { assert!(S::BITS <= 128 && D::BITS <= 128) };
         // Only the step's bytes are initialised (the source's rest zeroed,
