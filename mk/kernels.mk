@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read
+.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read bench-write
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -64,3 +64,12 @@ $(BUILD)/bench/read_work: bench/read_work.c bench/bench.h
 
 bench-read: $(BUILD)/bench/read_work
 	./$(BUILD)/bench/read_work | tee bench/results/read_work.txt
+
+# The write floor of a 1:2 widening at 16 MiB of source (bench/write_floor.c):
+# context for the 16 MiB widenings.
+$(BUILD)/bench/write_floor: bench/write_floor.c bench/bench.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -mavx512f -mavx512bw $< -o $@
+
+bench-write: $(BUILD)/bench/write_floor
+	./$(BUILD)/bench/write_floor | tee bench/results/write_floor.txt
