@@ -173,6 +173,28 @@ enum Fold {
     Magnitude,
 }
 
+/// `$body` with `$f` the const of `$fold` (a `Fold` as u8, for the const
+/// parameters of the kernels that take it): one instance a fold, chosen
+/// once a call.
+macro_rules! by_fold {
+    ($fold:expr, $f:ident => $body:expr) => {
+        match $fold {
+            Fold::None => {
+                const $f: u8 = Fold::None as u8;
+                $body
+            }
+            Fold::Sign => {
+                const $f: u8 = Fold::Sign as u8;
+                $body
+            }
+            Fold::Magnitude => {
+                const $f: u8 = Fold::Magnitude as u8;
+                $body
+            }
+        }
+    };
+}
+
 /// `PAIRS[K]`'s table, made at the pair's first use by the scalar
 /// reference over the 256 source bytes (so the lookup cannot disagree
 /// with it).
@@ -246,13 +268,7 @@ pub unsafe fn bytes<const K: usize, const NT: bool>(src: *const u8, dst: *mut u8
     // SAFETY: forwarded.
     unsafe {
         match const { out_bits(K) } {
-            16 => match t.fold {
-                Fold::None => look_up16::<{ Fold::None as u8 }, NT>(&t.bytes, src, dst, nin, nout),
-                Fold::Sign => look_up16::<{ Fold::Sign as u8 }, NT>(&t.bytes, src, dst, nin, nout),
-                Fold::Magnitude => {
-                    look_up16::<{ Fold::Magnitude as u8 }, NT>(&t.bytes, src, dst, nin, nout)
-                }
-            },
+            16 => by_fold!(t.fold, F => look_up16::<F, NT>(&t.bytes, src, dst, nin, nout)),
             8 => look_up8::<NT>(&t.bytes, src, dst, nin),
             _ => look_up4::<NT>(&t.bytes, src, dst, nin, nout),
         }
@@ -518,15 +534,7 @@ pub unsafe fn ints<const K: usize, const D: i32, const NT: bool>(
 ) {
     let t = table::<K>();
     // SAFETY: forwarded.
-    unsafe {
-        match t.fold {
-            Fold::None => ints_by::<{ Fold::None as u8 }, K, D, NT>(&t.bytes, src, dst, n),
-            Fold::Sign => ints_by::<{ Fold::Sign as u8 }, K, D, NT>(&t.bytes, src, dst, n),
-            Fold::Magnitude => {
-                ints_by::<{ Fold::Magnitude as u8 }, K, D, NT>(&t.bytes, src, dst, n)
-            }
-        }
-    }
+    unsafe { by_fold!(t.fold, F => ints_by::<F, K, D, NT>(&t.bytes, src, dst, n)) }
 }
 
 /// `ints` with the fold of its table `t` (`FOLD`, a `Fold` as u8).
