@@ -38,9 +38,9 @@ NP = {"float64": np.float64, "float32": np.float32, "float16": np.float16, "bflo
       "uint4": ml_dtypes.uint4, "int64": np.int64, "uint64": np.uint64, "int32": np.int32, "uint32": np.uint32,
       "int16": np.int16, "uint16": np.uint16,
       "complex128": np.complex128, "complex64": np.complex64, "bool": np.bool_}
-BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "float8_e4m3fn": 8, "float8_e5m2": 8,
-        "float4_e2m1fn": 4, "int64": 64, "uint64": 64, "int32": 32, "uint32": 32, "int16": 16, "uint16": 16, "int8": 8, "uint8": 8, "int4": 4,
-        "uint4": 4, "complex128": 128, "complex64": 64, "bool": 8}
+# Bits an element, from the library's own table of dtypes.
+lib.nx_dtype_bits.restype = ctypes.c_int32
+BITS = {name: lib.nx_dtype_bits(ctypes.c_int32(code)) for name, code in CODE.items()}
 PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),
          ("float32", "float8_e4m3fn"), ("float8_e4m3fn", "float32"), ("float32", "float8_e5m2"),
          ("float8_e5m2", "float32"), ("float32", "float4_e2m1fn"), ("float4_e2m1fn", "float32"),
