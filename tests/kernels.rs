@@ -955,6 +955,104 @@ fn statuses_in_order_and_nothing_written() {
     assert_eq!(unsafe { nx_convert(f, null, f, null, -5) }, NX_ERR_RANGE);
 }
 
+/// `kernels::plan` against exact arithmetic written here: for every dtype,
+/// offsets, strides and counts at and around every power of two and the
+/// ends of int64, each side's span (or NX_ERR_RANGE) as 128-bit integers
+/// give it: the elements' lowest and highest index, the bytes they touch,
+/// and bit positions within them in int64.
+#[test]
+fn plans_are_exact() {
+    let exact = |side: Side, n: i64| -> Result<kernels::Span, i32> {
+        let (o, s, n) = (
+            i128::from(side.offset),
+            i128::from(side.stride),
+            i128::from(n),
+        );
+        let last = o + (n - 1) * s;
+        let (lo_i, hi_i) = (o.min(last), o.max(last));
+        let bits = i128::from(side.dt.bits());
+        let (lo, end) = (lo_i * bits / 8, ((hi_i + 1) * bits + 7) / 8);
+        let fits = lo_i >= 0 && hi_i <= i64::MAX.into() && end <= isize::MAX as i128;
+        if !fits || (end - lo) * 8 > i64::MAX.into() {
+            return Err(NX_ERR_RANGE);
+        }
+        Ok(kernels::Span {
+            dt: side.dt,
+            lo: lo as usize,
+            len: (end - lo) as usize,
+            first: (o * bits - lo * 8) as i64,
+            // Two's complement: the low 64 bits of the product.
+            step: (s * bits) as i64,
+            bits: side.dt.bits(),
+        })
+    };
+    // Around the powers of two where a product or a sum crosses 2^63 for
+    // some dtype's 2^k bits, and the ends of int64.
+    let mut edges: Vec<i64> = vec![0, 1, 2, 3, 7, 8, 9, i64::MAX, i64::MAX - 1];
+    for k in [4, 8, 16, 31, 32, 48, 55, 56, 57, 58, 59, 60, 61, 62] {
+        let p = 1i64 << k;
+        edges.extend([p - 1, p, p + 1, i64::MAX / (p >> 2)]);
+    }
+    let signed: Vec<i64> = edges
+        .iter()
+        .flat_map(|&e| [e, -e])
+        .chain([i64::MIN])
+        .collect();
+    let check = |side: Side, n: i64| {
+        let plain = Side {
+            dt: side.dt,
+            offset: 0,
+            stride: 1,
+        };
+        let both = |a: Side, b: Side| Ok(Some((exact(a, n)?, exact(b, n)?)));
+        assert_eq!(
+            kernels::plan(side, plain, n),
+            both(side, plain),
+            "{side:?} {n}"
+        );
+        if side.stride >= 1 {
+            assert_eq!(
+                kernels::plan(plain, side, n),
+                both(plain, side),
+                "{side:?} {n}"
+            );
+        }
+    };
+    for code in 0..21 {
+        let dt = dt(code);
+        for &offset in &edges {
+            for &stride in &signed {
+                for &n in edges.iter().filter(|&&n| n >= 1) {
+                    check(Side { dt, offset, stride }, n);
+                }
+            }
+        }
+    }
+    // And a million near those, a few elements either side.
+    let mut rng = Rng(0x5EED_0F5B_A2A2);
+    let near = |rng: &mut Rng, v: &[i64]| {
+        v[rng.below(v.len() as u64) as usize].saturating_add(rng.below(9) as i64 - 4)
+    };
+    for _ in 0..1_000_000 {
+        let code = rng.below(21) as i32;
+        let (offset, stride, n) = (
+            near(&mut rng, &edges),
+            near(&mut rng, &signed),
+            near(&mut rng, &edges),
+        );
+        if offset >= 0 && n >= 1 {
+            check(
+                Side {
+                    dt: dt(code),
+                    offset,
+                    stride,
+                },
+                n,
+            );
+        }
+    }
+}
+
 #[test]
 fn overlap_is_refused() {
     let mut buf = [0x11u8; 64];
