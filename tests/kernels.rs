@@ -698,7 +698,9 @@ fn layouts_every_pair() {
     for isa in levels() {
         for s in Dtype::all() {
             for d in Dtype::all() {
-                for n in [0, 1, 7, 8, 9, 63, 64, 65, 130] {
+                // Every length up to two bytes of bits, so that a sub-byte
+                // side ends at every bit of its last byte.
+                for n in (0..=17).chain([63, 64, 65, 130]) {
                     for so in 0..8 {
                         check_layout(isa, s, d, n, so, 1, rng.below(8) as i64, 1, &mut rng);
                     }

@@ -111,7 +111,9 @@ pub enum Store {
 }
 
 /// A contiguous SIMD kernel (see the module doc), called as `k(src, dst,
-/// n, head, store)`: the first `head` elements by themselves (a head that
+/// n, head, store)` on `n` elements from bit 0 of both sides (the last
+/// byte of a sub-byte side read whole, or written whole: its bits past
+/// element n too), the first `head` elements by themselves (a head that
 /// brings a side to a cache line; one that does not split both sides on
 /// whole bytes within `n` is taken as 0), the rest with `store`. Safe to
 /// call: the table hands one out only for a level the CPU supports. With
@@ -299,8 +301,8 @@ pub fn plan(src: Side, dst: Side, n: i64) -> Result<Option<(Span, Span)>, Status
 /// at 8 MiB 1.0-1.19x. 16 MiB keeps clear of the AMD's loss at 6 MiB.
 pub const STREAM_MIN: usize = 16 << 20;
 
-/// The contiguous body: `n` elements (whole bytes) from bit 0 of `src`
-/// into bit 0 of `dst`.
+/// The contiguous body: `n` elements from bit 0 of `src` into bit 0 of
+/// `dst`, ending on a whole byte of the destination (see `SimdKernel`).
 fn body_run(isa: Isa, k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) {
     let (sb, db) = (sp.bits as usize, dp.bits as usize);
     let stream = isa != Isa::Scalar
@@ -538,19 +540,27 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
     let mut i = 0;
     if sp.contiguous() && dp.contiguous() {
         // Contiguous: convert a few elements alone until both sides sit on a
-        // byte boundary, then hand whole bytes to the kernel in place.
+        // byte boundary, then hand the kernel the rest in place up to the
+        // destination's last whole byte (a sub-byte source may end within
+        // a byte: the kernels read it whole): all of it into whole-byte
+        // elements; a bit destination's last 2 to 7 through a byte of
+        // our own (`last_byte`); a single last element alone, below.
         while i < n.min(8) && !(sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8)) {
             one(dst, i);
             i += 1;
         }
         if sp.bit(i).is_multiple_of(8) && dp.bit(i).is_multiple_of(8) {
-            let sub_byte = sp.bits < 8 || dp.bits < 8;
-            let body = if sub_byte { (n - i) / 8 * 8 } else { n - i };
+            let unit = (8 / dp.bits).max(1) as usize;
+            let body = (n - i) / unit * unit;
             let (sb, db) = (sp.bit(i) / 8, dp.bit(i) / 8);
             if let (Some(from), Some(to)) = (src.get(sb..), dst.get_mut(db..)) {
                 body_run(isa, k, sp, dp, from, to, body);
             }
             i += body;
+            if n - i >= 2 && sp.bit(i).is_multiple_of(8) {
+                last_byte(k, sp, dp, src, dst, i, n);
+                return NX_OK;
+            }
         }
     }
     // Strided between machine types: one pass, as numpy's loops go, for
@@ -570,12 +580,10 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
             return NX_OK;
         }
     }
-    // The rest, strided or misaligned, or a sub-byte body's last few:
-    // gather a block packed from bit 0, convert it, scatter it. A single
-    // element alone: the scalar conversion costs 30-70 ns an element, more
-    // than a block's set-up from two elements up (7 elements of stride 2:
-    // 1.6-2.8x; 7 contiguous float32 -> float4_e2m1fn, fewer than the 8
-    // the kernel takes for whole bytes: 1.8x).
+    // The rest, strided or misaligned: gather a block packed from bit 0,
+    // convert it, scatter it. A single element alone: the scalar
+    // conversion costs 30-70 ns an element, more than a block's set-up
+    // from two elements up (7 elements of stride 2: 1.6-2.8x).
     if n - i >= 2 {
         let wide = (n - i).saturating_mul(sp.bits.max(dp.bits) as usize) / 8;
         if wide >= BIG_CALL {
@@ -589,6 +597,22 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
         }
     }
     NX_OK
+}
+
+/// The last `n - i` elements of a contiguous call into a sub-byte
+/// destination, fewer than its byte holds, both sides on whole bytes at
+/// `i`: the kernel converts them from the source in place into a byte of
+/// its own, whose bits for them are merged into the destination's byte.
+fn last_byte(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], i: usize, n: usize) {
+    let bits = (n - i) * dp.bits as usize;
+    let mut byte = [0u8];
+    let (s_at, d_at) = (sp.bit(i) / 8, dp.bit(i) / 8);
+    if let (Some(from), Some(t), true) = (src.get(s_at..), dst.get_mut(d_at), bits < 8) {
+        k.run(from, &mut byte, n - i);
+        let [b] = byte;
+        let mine = (1u8 << bits) - 1;
+        *t = (*t & !mine) | (b & mine);
+    }
 }
 
 /// Elements `i .. i + m` of the source side `sp` packed into `out`: by
