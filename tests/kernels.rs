@@ -958,10 +958,11 @@ fn statuses_in_order_and_nothing_written() {
 }
 
 /// `kernels::plan` against exact arithmetic written here: for every dtype,
-/// offsets, strides and counts at and around every power of two and the
-/// ends of int64, each side's span (or NX_ERR_RANGE) as 128-bit integers
-/// give it: the elements' lowest and highest index, the bytes they touch,
-/// and bit positions within them in int64.
+/// offsets, strides and counts around the powers of two where an index, a
+/// byte or a bit count crosses 2^63, and the ends of int64, each side's
+/// span (or NX_ERR_RANGE) as 128-bit integers give it: the elements' lowest
+/// and highest index, the bytes they touch, and bit positions within them
+/// in int64.
 #[test]
 fn plans_are_exact() {
     let exact = |side: Side, n: i64| -> Result<kernels::Span, i32> {
