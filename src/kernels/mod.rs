@@ -602,16 +602,15 @@ pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize)
 /// The last `n - i` elements of a contiguous call into a sub-byte
 /// destination, fewer than its byte holds, both sides on whole bytes at
 /// `i`: the kernel converts them from the source in place into a byte of
-/// its own, whose bits for them are merged into the destination's byte.
+/// its own, whose bits for them are written into the destination as one
+/// element of that many bits (`pack::write`: the byte's other bits kept).
 fn last_byte(k: Kernel, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], i: usize, n: usize) {
     let bits = (n - i) * dp.bits as usize;
     let mut byte = [0u8];
-    let (s_at, d_at) = (sp.bit(i) / 8, dp.bit(i) / 8);
-    if let (Some(from), Some(t), true) = (src.get(s_at..), dst.get_mut(d_at), bits < 8) {
+    if let (Some(from), true) = (src.get(sp.bit(i) / 8..), bits < 8) {
         k.run(from, &mut byte, n - i);
         let [b] = byte;
-        let mine = (1u8 << bits) - 1;
-        *t = (*t & !mine) | (b & mine);
+        pack::write(dst, dp.bit(i), bits as u32, b.into());
     }
 }
 
