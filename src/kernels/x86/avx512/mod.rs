@@ -1092,6 +1092,9 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
                 (bytes(a0, n0), bytes(a1, n1))
             }
         } else {
+            // Each vector through in turn: both folded first, as above,
+            // measured 0.96x into float8_e4m3fn (16384 and 131072
+            // elements), the same operations in another order.
             let one = |h| {
                 let a = folded(h);
                 bytes(a, numbers(a))
