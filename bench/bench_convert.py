@@ -9,6 +9,7 @@ import sys
 
 import ml_dtypes
 import numpy as np
+from targets import LISTED_FLOAT, LISTED_INT, report
 from timing import best_times
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
@@ -62,6 +63,7 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
 # Among the float8 and float4 formats (by table lookup where AVX512-VBMI is), against ml_dtypes.
 PAIRS += [("float8_e4m3fn", "float8_e5m2"), ("float8_e4m3fn", "float4_e2m1fn")]
 SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
+assert set(LISTED_FLOAT + LISTED_INT) <= set(PAIRS), "a pair the issue lists is not benchmarked"
 
 
 def make_source(name, n, rng):
@@ -97,6 +99,8 @@ def main(out_path):
     rng = np.random.default_rng(0)
     isa = lib.nx_kernel_isa().decode()
     rows = []
+    # The same run's times, for the targets' tally (targets.py).
+    timed = []
     cost_ours, cost_numpy = call_costs()
     # BENCH_ONLY="float32->float16,..." (any pairs, listed or not) and BENCH_SIZES="4096,..." narrow a run.
     only = os.environ.get("BENCH_ONLY")
@@ -138,6 +142,8 @@ def main(out_path):
             # The fastest of each group.
             t_ours, t_memcpy, t_read, t_write, t_them = (min(next(t) for _ in g) for g in groups)
             del a, b, theirs
+            timed.append(dict(s=s, d=d, size=size, n=n, ours=t_ours, memcpy=t_memcpy, read=t_read,
+                              write=t_write, other=other, them=t_them))
             rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
                          t_write / t_ours, other, n / t_them / 1e9, t_them / t_ours))
             r = rows[-1]
@@ -168,6 +174,7 @@ def main(out_path):
             label = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
             f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {xw:.2f} | {other} | "
                     f"{gt:.3f} | {sp:.1f}x |\n")
+        f.write("\n" + "\n".join(report(timed, cost_ours)) + "\n")
     print("wrote", out_path)
 
 
