@@ -8,6 +8,8 @@ times in seconds of the same run: `ours`, `memcpy` (the same bytes moved),
 `them` (numpy or ml_dtypes, named by `other`). `empty` is what a call of
 ours that converts nothing costs through ctypes in that run."""
 
+import math
+
 # The pairs the issue lists. Its 1.0x / 0.5x memcpy targets name the float
 # pairs; the integer pairs are tallied against the same figures apart.
 LISTED_FLOAT = [
@@ -80,6 +82,17 @@ def pair_label(r):
     return f"{r['s']} -> {r['d']}"
 
 
+def down(x, places):
+    """`x` rounded down to `places` decimals, so that no figure below its
+    target prints as the target (0.996x as 0.99x, not 1.00x)."""
+    return f"{math.floor(x * 10**places) / 10**places:.{places}f}"
+
+
+def times(x):
+    """A speedup, with two decimals below 10."""
+    return down(x, 2 if x < 10 else 1) + "x"
+
+
 def report(rows, empty):
     """Markdown lines: each target's met and missed cells, a missed cell
     with the ceiling that bounds it."""
@@ -103,7 +116,7 @@ def report(rows, empty):
                 rate = None if size in IN_CACHE else in_cache_rate(rows, r)
                 cache = "" if rate is None else f", in cache {r['n'] / r['ours'] / rate:.2f}"
                 out_of_reach = " (out of reach)" if ceil < target else ""
-                notes.append(f"{pair_label(r)} {x:.2f} (floors {ceil:.2f}{out_of_reach}{cache})")
+                notes.append(f"{pair_label(r)} {down(x, 2)} (floors {down(ceil, 2)}{out_of_reach}{cache})")
             out.append(f"| {target:g}x memcpy, {name} | {size_label(size)} | {len(cells) - len(misses)} of "
                        f"{len(cells)} | {'; '.join(notes)} |")
     for label, target, cells in speedup_cells(rows):
@@ -117,7 +130,7 @@ def report(rows, empty):
                 if x < target:
                     ceil = ctypes_ceiling(r, empty)
                     out_of_reach = " (out of reach)" if ceil < target else ""
-                    notes.append(f"{pair_label(r)} {x:.1f}x (ctypes {ceil:.1f}x{out_of_reach})")
+                    notes.append(f"{pair_label(r)} {times(x)} (ctypes {times(ceil)}{out_of_reach})")
             out.append(f"| {label} | {size_label(size)} | {len(here) - len(notes)} of {len(here)} | "
                        f"{'; '.join(notes)} |")
     return out
