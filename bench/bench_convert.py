@@ -9,7 +9,7 @@ import sys
 
 import ml_dtypes
 import numpy as np
-from targets import LISTED_FLOAT, LISTED_INT, report
+from targets import LISTED_FLOAT, LISTED_INT, report, size_label
 from timing import best_times
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
@@ -171,8 +171,7 @@ def main(out_path):
                 "| speedup |\n")
         f.write("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
         for s, d, size, ge, gb, xm, xr, xw, other, gt, sp in rows:
-            label = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
-            f.write(f"| {s} -> {d} | {label} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {xw:.2f} | {other} | "
+            f.write(f"| {s} -> {d} | {size_label(size)} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {xw:.2f} | {other} | "
                     f"{gt:.3f} | {sp:.1f}x |\n")
         f.write("\n" + "\n".join(report(timed, cost_ours)) + "\n")
     print("wrote", out_path)
