@@ -9,7 +9,7 @@ import sys
 
 import ml_dtypes
 import numpy as np
-from targets import LISTED_FLOAT, LISTED_INT, report, size_label
+from targets import LISTED_FLOAT, LISTED_INT, SIZES, report, size_label
 from timing import best_times
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
@@ -62,7 +62,6 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
           ("float64", "bool"), ("bool", "float32")]
 # Among the float8 and float4 formats (by table lookup where AVX512-VBMI is), against ml_dtypes.
 PAIRS += [("float8_e4m3fn", "float8_e5m2"), ("float8_e4m3fn", "float4_e2m1fn")]
-SIZES = [4 << 10, 256 << 10, 16 << 20, 256 << 20]
 assert set(LISTED_FLOAT + LISTED_INT) <= set(PAIRS), "a pair the issue lists is not benchmarked"
 
 
@@ -95,11 +94,18 @@ def call_costs():
     return ours, theirs
 
 
+def figures(r):
+    """A row's columns from its times: Gelem/s, GB/s, x memcpy, x read, x
+    write, the other library's Gelem/s, our speedup over it."""
+    return (r["n"] / r["ours"] / 1e9, r["moved"] / r["ours"] / 1e9, r["memcpy"] / r["ours"], r["read"] / r["ours"],
+            r["write"] / r["ours"], r["n"] / r["them"] / 1e9, r["them"] / r["ours"])
+
+
 def main(out_path):
     rng = np.random.default_rng(0)
     isa = lib.nx_kernel_isa().decode()
-    rows = []
-    # The same run's times, for the targets' tally (targets.py).
+    # The run's times, a dict a row: the table's columns (`figures`) and
+    # the targets' tally (targets.py) both come from them.
     timed = []
     cost_ours, cost_numpy = call_costs()
     # BENCH_ONLY="float32->float16,..." (any pairs, listed or not) and BENCH_SIZES="4096,..." narrow a run.
@@ -142,14 +148,12 @@ def main(out_path):
             # The fastest of each group.
             t_ours, t_memcpy, t_read, t_write, t_them = (min(next(t) for _ in g) for g in groups)
             del a, b, theirs
-            timed.append(dict(s=s, d=d, size=size, n=n, ours=t_ours, memcpy=t_memcpy, read=t_read,
+            timed.append(dict(s=s, d=d, size=size, n=n, moved=moved, ours=t_ours, memcpy=t_memcpy, read=t_read,
                               write=t_write, other=other, them=t_them))
-            rows.append((s, d, size, n / t_ours / 1e9, moved / t_ours / 1e9, t_memcpy / t_ours, t_read / t_ours,
-                         t_write / t_ours, other, n / t_them / 1e9, t_them / t_ours))
-            r = rows[-1]
-            print(f"{s:>14} -> {d:<14} {size:>10} B  {r[3]:7.3f} Gelem/s {r[4]:6.1f} GB/s  "
-                  f"{r[5]:5.2f}x memcpy  {r[6]:5.2f}x read  {r[7]:5.2f}x write  {other} {r[9]:7.3f} Gelem/s  "
-                  f"{r[10]:6.1f}x", flush=True)
+            ge, gb, xm, xr, xw, gt, sp = figures(timed[-1])
+            print(f"{s:>14} -> {d:<14} {size:>10} B  {ge:7.3f} Gelem/s {gb:6.1f} GB/s  "
+                  f"{xm:5.2f}x memcpy  {xr:5.2f}x read  {xw:5.2f}x write  {other} {gt:7.3f} Gelem/s  "
+                  f"{sp:6.1f}x", flush=True)
             del src, packed, out
     with open(out_path, "w") as f:
         f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
@@ -170,9 +174,10 @@ def main(out_path):
         f.write("| pair | source bytes | Gelem/s | GB/s | x memcpy | x read | x write | other | other Gelem/s "
                 "| speedup |\n")
         f.write("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
-        for s, d, size, ge, gb, xm, xr, xw, other, gt, sp in rows:
-            f.write(f"| {s} -> {d} | {size_label(size)} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | {xw:.2f} | {other} | "
-                    f"{gt:.3f} | {sp:.1f}x |\n")
+        for r in timed:
+            ge, gb, xm, xr, xw, gt, sp = figures(r)
+            f.write(f"| {r['s']} -> {r['d']} | {size_label(r['size'])} | {ge:.3f} | {gb:.1f} | {xm:.2f} | {xr:.2f} | "
+                    f"{xw:.2f} | {r['other']} | {gt:.3f} | {sp:.1f}x |\n")
         f.write("\n" + "\n".join(report(timed, cost_ours)) + "\n")
     print("wrote", out_path)
 

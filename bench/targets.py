@@ -57,8 +57,8 @@ def is_small_float(name):
 def memcpy_misses(rows, pairs, size):
     """(cells, misses) of `pairs` at `size`; a miss is (row, x memcpy)."""
     cells = [r for r in rows if (r["s"], r["d"]) in pairs and r["size"] == size]
-    target = memcpy_target(size)
-    return cells, [(r, r["memcpy"] / r["ours"]) for r in cells if r["memcpy"] / r["ours"] < target]
+    ratios = [(r, r["memcpy"] / r["ours"]) for r in cells]
+    return cells, [(r, x) for r, x in ratios if x < memcpy_target(size)]
 
 
 def in_cache_rate(rows, r):
