@@ -201,8 +201,6 @@ typedef struct nx_dtype_row {
   struct nx_float_format float_format;
 } nx_dtype_row;
 
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read bench-write
+.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read bench-write kernels-table
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -73,3 +73,8 @@ $(BUILD)/bench/write_floor: bench/write_floor.c bench/bench.h
 
 bench-write: $(BUILD)/bench/write_floor
 	./$(BUILD)/bench/write_floor | tee bench/results/write_floor.txt
+
+# docs/kernels.txt: every pair's kernel at every level (nxdtype kernels);
+# the kernel tests fail when it and the dispatch rules disagree.
+kernels-table: nxdtype
+	scripts/kernels-table $(NXDTYPE)

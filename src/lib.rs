@@ -1,5 +1,6 @@
 //! libnx_dtype: the element formats of an n-dimensional array library.
 //!
+//! `codes` holds the numbers the C ABI shares (dtype codes, statuses);
 //! `table` holds the 21 dtypes; `format` describes float formats as data;
 //! `store` has the one rounding routine; `value` converts one element between
 //! any two dtypes; `facts` derives `exact` and min/max; `ffi` is the C ABI.
@@ -19,15 +20,20 @@
 )]
 
 // `unsafe` lives only in `ffi` (the C boundary), `kernels::x86` and
-// `print::sse2` (SIMD intrinsics): the compiler refuses it anywhere else (`make check-unsafe`
-// greps for the same, in case a new module forgets these attributes).
+// `print::sse2` (SIMD intrinsics) and `kernels::lanes` (the kernels' loop
+// over raw pointers): the compiler refuses it anywhere else (`make
+// check-unsafe` greps for the same, in case a new module forgets these
+// attributes).
+#[forbid(unsafe_code)]
+pub mod codes;
 #[forbid(unsafe_code)]
 pub mod facts;
 #[allow(unsafe_code)]
 pub mod ffi;
 #[forbid(unsafe_code)]
 pub mod format;
-#[deny(unsafe_code)] // kernels::x86 allows it again
+/// cbindgen:ignore
+#[deny(unsafe_code)] // kernels::x86 and kernels::lanes allow it again
 pub mod kernels;
 #[deny(unsafe_code)] // print::sse2 allows it again
 pub mod print;

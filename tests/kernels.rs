@@ -849,27 +849,31 @@ fn simd_levels_cover_every_pair() {
     }
 }
 
-/// The pairs that run AVX2's kernel at AVX-512 (`x86::AVX2_PAIRS`, which
-/// also aligns the destination of the halvings among them) are given it
-/// there (float32 -> float16 the one that streams by AVX-512's): the list
-/// and the table agree.
-#[cfg(target_arch = "x86_64")]
+/// `docs/kernels.txt` holds what the dispatch rules give every pair at
+/// every level of this architecture (`nxdtype kernels`), so that a review
+/// shows in a diff which pairs a change of the rules moves. Regenerate it
+/// with `make kernels-table`.
 #[test]
-fn avx2_pairs_run_avx2_kernels() {
-    use nx_dtype::kernels::x86;
-    if !levels().contains(&Isa::Avx512) {
+fn kernels_table_is_documented() {
+    let Some(listing) = kernels::listing(None) else {
         return;
-    }
-    for (s, d) in x86::AVX2_PAIRS {
-        let want = if (s, d) == (NX_FLOAT32, NX_FLOAT16) {
-            Some(x86::f32_f16_avx512 as kernels::SimdKernel as usize)
-        } else {
-            x86::kernel(Isa::Avx2, dt(s), dt(d)).map(|k| k as usize)
-        };
-        let (s, d) = (dt(s), dt(d));
-        assert!(want.is_some(), "{} -> {}", s.name(), d.name());
-        let got = x86::kernel(Isa::Avx512, s, d).map(|k| k as usize);
-        assert_eq!(got, want, "{} -> {}", s.name(), d.name());
+    };
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/kernels.txt"))
+        .expect("docs/kernels.txt");
+    let arch = std::env::consts::ARCH;
+    let section = doc
+        .split("\n## ")
+        .find(|s| s.starts_with(arch))
+        .unwrap_or_else(|| panic!("docs/kernels.txt has no section for {arch}"));
+    let body = section.split_once("\n\n").map_or("", |(_, b)| b);
+    if body.trim_end() != listing.trim_end() {
+        let first = body
+            .lines()
+            .zip(listing.lines())
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("\n  documented: {a}\n  resolved:   {b}"))
+            .unwrap_or_default();
+        panic!("docs/kernels.txt differs from the dispatch rules (make kernels-table){first}");
     }
 }
 

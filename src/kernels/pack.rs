@@ -84,11 +84,9 @@ pub fn scatter(from: &[u8], buf: &mut [u8], first: usize, step: i64, bits: u32, 
 }
 
 /// Whole-byte elements as every stride's window of their width: an
-/// iterator, which computes and checks no position of its own (source
-/// stride 2, 65536 elements, from Python: float32 -> float64 1.53 ->
-/// 2.07 Gelem/s, int8 -> float32 1.88 -> 2.62, float32 -> float16 1.77
-/// -> 2.72). (The destination's windows, by `chunks_mut`, ran slower
-/// than its positions, 0.85-0.94x; its arrays, `scatter_bytes`, faster.)
+/// iterator, which computes and checks no position of its own. (The
+/// destination's windows, by `chunks_mut`, run slower than its positions;
+/// its arrays, `scatter_bytes`, faster.)
 #[inline(always)]
 fn gather_bytes<const W: usize>(buf: &[u8], first: usize, step: i64, out: &mut [u8], m: usize) {
     let out = out.get_mut(..m * W).unwrap_or_default().chunks_exact_mut(W);
@@ -111,12 +109,10 @@ fn gather_bytes<const W: usize>(buf: &[u8], first: usize, step: i64, out: &mut [
 }
 
 /// Whole-byte elements as arrays of their width, every `k`-th (a step of
-/// `k` elements, at least one: strides count elements, ABI.md), by an
-/// iterator: no position computed or checked apart (destination stride 2,
-/// 65536 elements, against each element's position: 1.3-2.5x, 0.9-3.5
-/// Gelem/s; at 1024 elements 1.05-1.5x). (The source's like arrays ran
-/// 1.2-1.3x where a block holds 128 elements or more, but 0.72-0.86x at
-/// 64, complex128 destinations: `gather_bytes` keeps its windows.)
+/// `k` elements, at least one: strides count elements), by an iterator:
+/// no position computed or checked apart. (The source's like arrays lose
+/// on small blocks, complex128 destinations': `gather_bytes` keeps its
+/// windows.)
 #[inline(always)]
 fn scatter_bytes<const W: usize>(from: &[u8], buf: &mut [u8], first: usize, step: i64, m: usize) {
     let from = from.get(..m * W).unwrap_or_default().as_chunks::<W>().0;
@@ -134,9 +130,8 @@ fn scatter_bytes<const W: usize>(from: &[u8], buf: &mut [u8], first: usize, step
 
 /// `gather` of sub-byte elements (4 or 1 bits): each output byte put
 /// together from its elements with constant shifts and stored once, where
-/// `read` and `write` went through u128 and a read-modify-write of the
-/// byte per element (source stride 2, 1024 elements: 4-bit sources 1.9x,
-/// bit sources 1.2x).
+/// `read` and `write` go through u128 and a read-modify-write of the
+/// byte per element.
 #[inline(always)]
 fn gather_sub<const BITS: usize>(buf: &[u8], first: usize, step: i64, out: &mut [u8], m: usize) {
     let pos = |j: usize| bit_of(first, step, j);

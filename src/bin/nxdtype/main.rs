@@ -12,6 +12,7 @@
 mod abi;
 mod convert;
 mod exact;
+mod kernels;
 mod npy;
 mod show;
 
@@ -31,6 +32,7 @@ commands:
   convert [--from A] --to B IN OUT
                                 convert a raw little-endian or .npy file
   version                       the library's version and kernel level
+  kernels [--isa LEVEL]         which kernel converts each pair, per level
 
 `nxdtype COMMAND --help` explains each. Exit status: 0 on success, 1 when
 the work fails (a bad file, an unwritable output), 2 for a usage error.
@@ -110,6 +112,7 @@ fn run(args: &[String]) -> R<()> {
         "values" => show::values(rest),
         "store" => show::store(rest),
         "convert" => convert::main(rest),
+        "kernels" => kernels::main(rest),
         _ => usage(format!(
             "unknown command '{cmd}' (nxdtype --help lists them)"
         )),

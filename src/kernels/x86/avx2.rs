@@ -1,4 +1,4 @@
-//! The AVX2 + F16C forms of the sides of `steps.rs`: decoders and encoders
+//! The AVX2 + F16C forms of the lanes framework's sides (`kernels::lanes`): decoders and encoders
 //! that meet in float32 lanes of 256-bit vectors (`Four`), in float16
 //! codes (`Words`) between float16 and float8_e5m2 and from float8_e4m3fn
 //! and the 4-bit sources to float16, or in bfloat16 codes (`Bf16Words`)
@@ -25,9 +25,10 @@
 //! - FTZ leaves the conversions alone (VCVTPS2PH still gives float16
 //!   subnormals; the kernel tests hold it to that).
 
-use super::steps::*;
-use super::{native, put128, put256, Raw};
+use super::{native, put128, put256};
 use crate::format::{Format, Specials, BF16, E4M3FN, E5M2, F16};
+use crate::kernels::lanes::*;
+use crate::kernels::Raw;
 use std::arch::x86_64::*;
 
 type V = __m256i;
@@ -54,9 +55,10 @@ unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // SAFETY: forwarded.
-    unsafe { steps::<L, S, D, NT>(src, dst, n) }
+    unsafe { steps::<L, S, D, NT>(src, dst, n, ahead) }
 }
 
 impl Lanes for Four {

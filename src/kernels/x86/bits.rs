@@ -12,7 +12,8 @@
 //! up to 16 bits, boundaries and random codes of the wider ones.)
 
 use super::put256;
-use crate::ffi::{NX_BIT, NX_BOOL};
+use crate::codes::{NX_BIT, NX_BOOL};
+use crate::kernels::lanes::{each, Fetch};
 use crate::kernels::scalar;
 use crate::table::{Dtype, COUNT};
 use std::arch::x86_64::*;
@@ -113,11 +114,11 @@ fn vector(v: &[u8; 64]) -> __m256i {
     unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
 }
 
-/// The loop of the AVX2 kernels: `step(i, from, to)` converts the `g`
-/// elements from element i (whole bytes of both sides), reading `from` and
-/// writing `to` (the caller's bytes, or for the last few elements, fewer
-/// than `g`, copies on the stack that hold them, 32-byte aligned: `sbits`
-/// and `dbits` bits an element, at most `B` bytes a step).
+/// The AVX2 kernels' steps in the one loop: `step(from, to)` converts the
+/// `g` elements at `from` into `to` (the caller's bytes, or for the last
+/// few elements, fewer than `g`, copies on the stack that hold them,
+/// 32-byte aligned: `sbits` and `dbits` bits an element, at most `B` bytes
+/// a step).
 ///
 /// # Safety
 /// `src` and `dst` hold `n` elements of `sbits` and `dbits` bits.
@@ -128,16 +129,12 @@ unsafe fn steps<const B: usize>(
     n: usize,
     (sbits, dbits): (usize, usize),
     g: usize,
-    mut step: impl FnMut(*const u8, *mut u8),
+    fetch: Fetch,
+    step: impl Fn(*const u8, *mut u8),
 ) {
-    let mut i = 0;
-    while i + g <= n {
-        // SAFETY: elements i .. i + g are within n.
-        unsafe { step(src.add(i * sbits / 8), dst.add(i * dbits / 8)) };
-        i += g;
-    }
-    if i < n {
-        let left = n - i;
+    // SAFETY: elements i .. i + g are within n.
+    let whole = |i: usize| unsafe { step(src.add(i * sbits / 8), dst.add(i * dbits / 8)) };
+    let last = |i: usize, left: usize| {
         // Aligned: a step may store its vector non-temporally.
         #[repr(C, align(32))]
         struct Step<const B: usize>([u8; B]);
@@ -150,7 +147,8 @@ unsafe fn steps<const B: usize>(
             step(from.0.as_ptr(), to.0.as_mut_ptr());
             std::ptr::copy_nonoverlapping(to.0.as_ptr(), dst.add(i * dbits / 8), b);
         }
-    }
+    };
+    each(n, g, g, fetch, whole, last);
 }
 
 /// bit or bool (`S`) -> `D`, a dtype of 4, 8 or 16 bits, at AVX2. From
@@ -171,6 +169,7 @@ pub unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let d = const { small(D, false) };
     let b = d.bits() as usize;
@@ -264,14 +263,15 @@ pub unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
         }
     };
     let sbits = if S == NX_BOOL { 8 } else { 1 };
+    let fetch = Fetch::new::<NT>(src, sbits, ahead);
     // Elements a step: a vector of results, two of 16 bits.
     let g = if b == 16 { 32 } else { 256 / b };
     // SAFETY: the caller's elements; a step's bytes as above (at most 64).
     unsafe {
         if S == NX_BOOL && b == 4 || b == 16 {
-            steps::<64>(src, dst, n, (sbits, b), g, step)
+            steps::<64>(src, dst, n, (sbits, b), g, fetch, step)
         } else {
-            steps::<32>(src, dst, n, (sbits, b), g, step)
+            steps::<32>(src, dst, n, (sbits, b), g, fetch, step)
         }
     }
 }
@@ -286,9 +286,15 @@ pub unsafe fn from_truth2<const S: i32, const D: i32, const NT: bool>(
 /// # Safety
 /// As `super::call`'s kernels, on a CPU with AVX2 and BMI2.
 #[target_feature(enable = "avx2,bmi2")]
-pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn to_bit2<const S: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let s = const { small(S, true) };
     let b = s.bits() as usize;
+    let fetch = Fetch::new::<NT>(src, b, ahead);
     let t = vector(truth(s));
     let low = _mm256_set1_epi8(0x0F);
     let (lo_t, hi_t) = (_mm256_and_si256(t, low), _mm256_andnot_si256(low, t));
@@ -312,7 +318,7 @@ pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
     // elements from 16 bits up), and 4 or 8 destination bytes.
     unsafe {
         if b >= 16 {
-            return steps::<256>(src, dst, n, (b, 1), 32, |from, to| {
+            return steps::<256>(src, dst, n, (b, 1), 32, fetch, |from, to| {
                 let per = 256 / b;
                 let k = (0..b / 8).fold(0u32, |k, j| {
                     k | wide(_mm256_loadu_si256(from.add(32 * j).cast())) << (per * j)
@@ -320,7 +326,7 @@ pub unsafe fn to_bit2<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
                 to.cast::<u32>().write_unaligned(k.to_le());
             });
         }
-        steps::<32>(src, dst, n, (b, 1), 256 / b, |from, to| {
+        steps::<32>(src, dst, n, (b, 1), 256 / b, fetch, |from, to| {
             let x = _mm256_loadu_si256(from.cast());
             if b == 8 {
                 to.cast::<u32>().write_unaligned(any(x, t).to_le());

@@ -9,15 +9,8 @@
 //! - `gather32`: other strides of 32-bit elements by VPGATHERDD (8 lanes
 //!   at AVX2, 16 at AVX-512).
 //!
-//! Measured (`make bench-levels`' harness, AVX-512, every pair, 65536
-//! elements, stride 2, against the build before, best of 3 alternated;
-//! with the blocks' MXCSR read once a call and larger blocks, `blocks`):
-//! see BENCHMARKS.md. VPGATHERDD over the copies: float32, int32 and
-//! uint32 into the other dtypes 1.26x (geometric mean) at 65536 elements,
-//! 1.36x at 1024; 64-bit elements by VPGATHERDQ ran no faster than the
-//! copies (0.94-1.02x). Into complex128 (blocks of 64 elements) both
-//! VPGATHERDD and the permutes had run 0.6-0.75x, which was the MXCSR read
-//! of each block's kernel call waiting on them (`x86::hold`).
+//! 64-bit elements by VPGATHERDQ run no faster than the driver's copies,
+//! so they take those.
 
 use super::super::Isa;
 use std::arch::x86_64::*;
@@ -304,10 +297,7 @@ const fn spread_of(w: usize, k: i64) -> Spread {
 }
 
 /// The element widths `spread` takes, and its strides. Elements of 8 and
-/// 16 bytes, four or two a store, ran slower than their copies
-/// (destination stride 2, every pair into them, against the copies,
-/// 65536 elements: 0.71-0.95x; 1024: 0.47-0.96x; again after `x86::hold`
-/// and the larger blocks: 0.72-0.91x).
+/// 16 bytes, four or two a store, run slower than their copies.
 const SPREAD_W: [usize; 3] = [1, 2, 4];
 const SPREAD_K: [i64; 3] = [2, 3, 4];
 

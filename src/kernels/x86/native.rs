@@ -8,9 +8,7 @@
 //! element that the compiler vectorizes (where AVX2 has no instruction,
 //! as for 64-bit integer <-> float, the casts are written in ones it
 //! has). The scalar reference, which goes through i128 and the one
-//! rounding routine, ran these pairs at 0.05-1.5 Gelem/s on an AVX2 AMD
-//! EPYC; these run 3-40 times faster there (float64 -> int64 0.16 -> 1.86
-//! Gelem/s, int32 -> float64 0.13 -> 5.7).
+//! rounding routine, is many times slower on these pairs.
 //!
 //! The casts follow SEMANTICS.md under the kernel's MXCSR (`super::call`:
 //! round to nearest-even, exceptions masked; FTZ and DAZ for `trunc64`,
@@ -24,9 +22,10 @@
 //! (part by part); a real becomes a complex with imaginary part +0. The
 //! kernel tests hold every pair to the scalar reference.
 
-use super::{call, put256, set, Table, DAZ, FTZ, MXCSR_RN};
-use crate::ffi::*;
-use crate::kernels::{Isa, Store};
+use super::{call, put256};
+use crate::codes::*;
+use crate::kernels::lanes::{each, Fetch, Fp};
+use crate::kernels::{Isa, Store, Strided};
 use std::arch::x86_64::*;
 use std::mem::size_of;
 
@@ -74,9 +73,9 @@ machine!(
 );
 
 /// One element converted to `D`, as SEMANTICS.md says (the module doc),
-/// under the MXCSR `ENV`.
+/// under the environment `FP`.
 pub trait Cast<D> {
-    const ENV: u32 = MXCSR_RN;
+    const FP: Fp = Fp::DEFAULT;
     fn cast(self) -> D;
 }
 
@@ -159,13 +158,12 @@ macro_rules! truncate {
 /// which adding 1.5 x 2^52 puts in the low bits of a float64's bits. The
 /// ends, NaN and (uint64) the negatives are selected after.
 ///
-/// Run with FTZ and DAZ (`TRUNC64_ENV`), which change no result: x below
+/// Run with FTZ and DAZ (`TRUNC64_FP`), which change no result: x below
 /// the normals reads as a zero of its sign and truncates to 0 as it should,
 /// and x 2^-32 falls below them only where |x| < 2^-990, whose hi is 0
 /// anyway (then r = x, exactly). Without them such a factor or product
-/// takes a slow path (a microcode assist) for its whole vector: float64 ->
-/// int64 of float64 subnormals ran at 0.068 Gelem/s, against 1.3-1.5 for
-/// values near 1 (AVX2 level, Intel Xeon).
+/// takes a slow path (a microcode assist) for its whole vector, twenty
+/// times slower.
 #[inline(always)]
 fn trunc64(x: f64) -> u64 {
     const TWO32: f64 = 4294967296.0;
@@ -176,14 +174,14 @@ fn trunc64(x: f64) -> u64 {
     (int(hi) << 32).wrapping_add(int(r))
 }
 
-/// `trunc64`'s MXCSR.
-const TRUNC64_ENV: u32 = MXCSR_RN | FTZ | DAZ;
+/// `trunc64`'s environment.
+const TRUNC64_FP: Fp = Fp::FLUSH;
 
 macro_rules! wide_truncate {
     ($($s:ty),*) => {
         $(
             impl Cast<i64> for $s {
-                const ENV: u32 = TRUNC64_ENV;
+                const FP: Fp = TRUNC64_FP;
                 #[inline(always)]
                 fn cast(self) -> i64 {
                     const END: f64 = 9223372036854775808.0;
@@ -200,7 +198,7 @@ macro_rules! wide_truncate {
                 }
             }
             impl Cast<u64> for $s {
-                const ENV: u32 = TRUNC64_ENV;
+                const FP: Fp = TRUNC64_FP;
                 #[inline(always)]
                 fn cast(self) -> u64 {
                     let x = f64::from(self);
@@ -247,7 +245,7 @@ macro_rules! complex {
     ($c:ident, $f:ty, [$($d:ty),*]) => {
         $(
             impl Cast<$d> for $c {
-                const ENV: u32 = <$f as Cast<$d>>::ENV;
+                const FP: Fp = <$f as Cast<$d>>::FP;
                 #[inline(always)]
                 fn cast(self) -> $d {
                     self.0[0].cast()
@@ -366,12 +364,13 @@ struct Block([u8; BLOCK]);
 /// body of `native2` and `native512`, which compile it for their level.
 ///
 /// # Safety
-/// As `super::call`'s kernels, on a CPU with AVX2.
+/// As `Raw`, on a CPU with AVX2.
 #[inline(always)]
 unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let (sw, dw) = (size_of::<S>(), size_of::<D>());
     if !NT {
@@ -380,28 +379,27 @@ unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     }
     let mut buf = Block([0; BLOCK]);
     let per = BLOCK / dw;
-    let fetch = super::Fetch::of::<NT>();
-    let mut i = 0;
-    while i < n {
-        let k = per.min(n - i);
+    let b = buf.0.as_mut_ptr();
+    // Elements i .. i + k through the block.
+    let block = |i: usize, k: usize| {
         let bytes = k * dw;
-        fetch.ahead(src.wrapping_add(i * sw), k * sw);
         // SAFETY: elements i .. i + k of both arrays; the block holds
         // `per` elements of D. Block starts are 64-byte aligned in `dst`
         // (BLOCK is a multiple of 64), so each whole 32 bytes streamed is
         // aligned; the rest of a short last block is copied.
         unsafe {
-            map::<S, D>(src.add(i * sw), buf.0.as_mut_ptr(), k);
+            map::<S, D>(src.add(i * sw), b, k);
             let out = dst.add(i * dw);
             let whole = bytes / 32 * 32;
             for j in (0..whole).step_by(32) {
-                let v = _mm256_load_si256(buf.0.as_ptr().add(j).cast());
+                let v = _mm256_load_si256(b.add(j).cast());
                 put256::<true>(out.add(j), v);
             }
-            std::ptr::copy_nonoverlapping(buf.0.as_ptr().add(whole), out.add(whole), bytes - whole);
+            std::ptr::copy_nonoverlapping(b.add(whole), out.add(whole), bytes - whole);
         }
-        i += k;
-    }
+    };
+    let fetch = Fetch::new::<NT>(src, 8 * sw, ahead);
+    each(n, per, per, fetch, |i| block(i, per), block);
 }
 
 /// `native` compiled for the AVX2 level.
@@ -413,9 +411,10 @@ unsafe fn native2<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // SAFETY: forwarded.
-    unsafe { native::<S, D, NT>(src, dst, n) }
+    unsafe { native::<S, D, NT>(src, dst, n, ahead) }
 }
 
 /// `native` compiled for the AVX-512 level, where the compiler has the
@@ -428,15 +427,16 @@ unsafe fn native512<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // SAFETY: forwarded.
-    unsafe { native::<S, D, NT>(src, dst, n) }
+    unsafe { native::<S, D, NT>(src, dst, n, ahead) }
 }
 
 /// The table entry for `S -> D` at the AVX-512 level (`WIDE`) or AVX2.
 /// The widenings keep AVX2's form at AVX-512: they are bound by their
-/// stores, and 256-bit ones sustain more (see `build`).
-fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
+/// stores, and 256-bit ones sustain more.
+pub fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
@@ -444,59 +444,27 @@ fn entry<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(
     store: Store,
 ) {
     let bits = (8 * size_of::<S>(), 8 * size_of::<D>());
-    let (plain, nt): (super::Raw, super::Raw) = if WIDE && size_of::<D>() <= size_of::<S>() {
-        (native512::<S, D, false>, native512::<S, D, true>)
-    } else {
-        (native2::<S, D, false>, native2::<S, D, true>)
-    };
-    let env = <S as Cast<D>>::ENV;
+    let (plain, nt): (crate::kernels::Raw, crate::kernels::Raw) =
+        if WIDE && size_of::<D>() <= size_of::<S>() {
+            (native512::<S, D, false>, native512::<S, D, true>)
+        } else {
+            (native2::<S, D, false>, native2::<S, D, true>)
+        };
     // SAFETY: the two forms of one kernel; only put in the tables of their
-    // level (`fill`, `replace_lanes`).
-    unsafe { call(src, dst, n, head, store, bits, env, plain, nt) }
-}
-
-/// `S -> D` into `t`, replacing its kernel if `replace`, else only where
-/// it has none.
-fn fill_one<S: Machine + Cast<D>, D: Machine, const WIDE: bool>(t: &mut Table, replace: bool) {
-    let empty = t
-        .get(S::DT as usize)
-        .and_then(|row| row.get(D::DT as usize))
-        .is_some_and(|cell| cell.is_none());
-    if S::DT != D::DT && (empty || replace) {
-        set(t, S::DT, D::DT, entry::<S, D, WIDE>);
+    // level (`dispatch.rs`).
+    unsafe {
+        call(
+            src,
+            dst,
+            n,
+            head,
+            store,
+            bits,
+            <S as Cast<D>>::FP,
+            plain,
+            nt,
+        )
     }
-}
-
-/// Every pair of machine types that `t` (the table of the AVX-512 level
-/// when `WIDE`, else AVX2's) has no kernel for gets this one.
-pub fn fill<const WIDE: bool>(t: &mut Table) {
-    macro_rules! one {
-        ($s:ty, $d:ty) => {
-            fill_one::<$s, $d, WIDE>(t, false)
-        };
-    }
-    cross!(one; [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64];
-        [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, Bool, C128, C64]);
-}
-
-/// These maps replace the float32 lanes for the integers and bool among
-/// themselves (2-10x in cache: at AVX2 on an AMD EPYC (Zen 3) int8 ->
-/// uint8 7.7 -> 52 Gelem/s, int32 -> int16 4.4 -> 10.8; at AVX-512 on an
-/// Intel Xeon int8 -> uint8 10 -> 110, int32 -> int16 5.7 -> 10.7),
-/// float64 -> bool (2.7 -> 5.9; 4.0 -> 9.9), and complex64 <-> float64
-/// (1.45-1.5x; 1.04x), measured with `make bench-levels`' harness. Where
-/// a float meets an integer the lanes stay: they convert 8 float32 at a
-/// time, these map float32 -> int32 at a tenth of that.
-pub fn replace_lanes<const WIDE: bool>(t: &mut Table) {
-    macro_rules! one {
-        ($s:ty, $d:ty) => {
-            fill_one::<$s, $d, WIDE>(t, true)
-        };
-    }
-    cross!(one; [i64, u64, i32, u32, i16, u16, i8, u8, Bool];
-        [i64, u64, i32, u32, i16, u16, i8, u8, Bool]);
-    cross!(one; [f64]; [Bool, C64]);
-    cross!(one; [C64]; [f64]);
 }
 
 /// A 64-bit integer (`hi` 2^32 + `lo`, given as float64s, both exact:
@@ -532,24 +500,15 @@ pub(super) fn odd32_u64(x: u64) -> u32 {
     )
 }
 
-/// A strided conversion between machine types in one pass (`strided`).
-pub type Strided = fn(&[u8], usize, i64, &mut [u8], usize, i64, usize);
-
 /// The one-pass strided conversion `s -> d` where it beats the block path
 /// (gather, kernel, scatter: a copy on each strided side, a kernel call a
 /// block): element j read at byte `sa + j ss` of the source slice and
 /// written at `da + j ds` of the destination's, a `Cast` each, as numpy's
-/// strided loops go. Measured on the AMD Zen 4 (`make bench-levels`'
-/// harness, 65536 elements, source stride 2 and destination stride 2,
-/// every pair of machine types; the lesser of the two ratios): faster for
-/// every source into complex128 (1.05-1.31x), every one but uint64,
-/// bool and complex128 into float64 (1.20-1.43x; those 0.79x, 0.89x and
-/// 0.82-1.13x by size and layout), and the
-/// integers and bool into int64 (1.11-1.36x), and float64, int64 and
-/// complex128 into float32 (1.15x, 1.15x, 1.45x); slower for float -> integer
-/// (0.11-0.94x: the saturating casts cost more than the SIMD kernels'),
-/// and the rest mixed (0.39-1.54x): those keep the blocks. None below
-/// AVX2 or on a CPU without the level (the maps need AVX2).
+/// strided loops go: into complex128, into float64 (but from uint64, bool
+/// and complex128), the integers and bool into int64, and float64, int64
+/// and complex128 into float32. Float -> integer keeps the blocks: the
+/// saturating casts cost more than the SIMD kernels' (BENCHMARKS.md,
+/// "Kernel choices"). None below AVX2 (the maps need it).
 pub fn strided(isa: Isa, s: i32, d: i32) -> Option<Strided> {
     if isa == Isa::Scalar || !isa.supported() {
         return None;
@@ -591,7 +550,7 @@ fn strided_entry<S: Machine + Cast<D>, D: Machine>(
     // offsets within a slice fit an isize); AVX2 is there (`strided` hands
     // this out only then). Through an opaque pointer, so that no float
     // operation moves across the MXCSR writes.
-    super::under(<S as Cast<D>>::ENV, || unsafe {
+    super::under(super::mxcsr_of(<S as Cast<D>>::FP), || unsafe {
         std::hint::black_box(k)(src.as_ptr().add(sa), ss, dst.as_mut_ptr().add(da), ds, n)
     });
 }

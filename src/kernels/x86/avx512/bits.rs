@@ -10,8 +10,9 @@
 
 use super::super::bits::{codes, every, other, truth};
 use super::super::put256;
-use super::{each, first_lanes, full, put512};
-use crate::ffi::NX_BOOL;
+use super::{first_lanes, full, put512};
+use crate::codes::NX_BOOL;
+use crate::kernels::lanes::{each, Fetch};
 use std::arch::x86_64::*;
 
 /// The 64-byte vector of `v`.
@@ -37,20 +38,18 @@ pub unsafe fn from_truth<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let bytes = const { other(D).bits() as usize / 8 };
     // 256-bit vectors where the stores bind, which sustain more at that
     // width past L1; 512-bit ones into 8 and 16 bits while the results fit
-    // L1 (32 KiB). Against 512-bit (`make bench-levels`, alternated):
-    // 256-bit into float32, float64, complex128 1.36-1.49x at 16384
-    // elements; into 8 and 16 bits 0.49-0.67x at 16384 elements (142
-    // against 70 Gelem/s into 8 bits) but 1.05-1.07x at 131072.
+    // L1 (32 KiB), where they run twice as fast.
     // SAFETY: forwarded.
     unsafe {
         if bytes <= 2 && n * bytes <= 32 << 10 {
-            picks::<S, D, 64, NT>(src, dst, n)
+            picks::<S, D, 64, NT>(src, dst, n, ahead)
         } else {
-            picks::<S, D, 32, NT>(src, dst, n)
+            picks::<S, D, 32, NT>(src, dst, n, ahead)
         }
     }
 }
@@ -65,6 +64,7 @@ unsafe fn picks<const S: i32, const D: i32, const W: usize, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let d = const { other(D) };
     let b = d.bits() as usize;
@@ -114,6 +114,7 @@ unsafe fn picks<const S: i32, const D: i32, const W: usize, const NT: bool>(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, if S == NX_BOOL { 8 } else { 1 }, ahead),
         |i| {
             // SAFETY: elements i .. i + 64 are within n: 8 source bytes
             // from i / 8 (bool: 64 from i), 8 b result bytes from i b / 8,
@@ -170,7 +171,12 @@ unsafe fn picks<const S: i32, const D: i32, const W: usize, const NT: bool>(
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX-512 BW and BMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,bmi2")]
-pub unsafe fn to_bit<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn to_bit<const S: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let s = const { other(S) };
     let b = s.bits() as usize;
     let t = vector(truth(s));
@@ -200,13 +206,12 @@ pub unsafe fn to_bit<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8,
     };
     // Whole source vectors a step (none for 4 bits).
     let count = b / 8;
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, b, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(i * b / 8), b * 8);
             // SAFETY: elements i .. i + 64 are within n: 8 b source bytes
             // from i b / 8, 8 bytes of bits from i / 8.
             unsafe {

@@ -5,26 +5,21 @@
 //! into 16 bits, `WIDE`; the 4-bit dtypes -> the 8-bit ones), 8
 //! (`look_up8`: among the 8-bit dtypes, among the 4-bit ones) or 4
 //! (`look_up4`: the 8-bit dtypes into the 4-bit ones). Among the 8- and
-//! 4-bit dtypes, `make bench-levels` (AMD Zen 4, 16384 and 131072
-//! elements) over the lanes, which widen to float32, encode and narrow
-//! back: 2.0-6.9x to and from bool, 4.0-12.3x among the float8, float4
-//! and integer formats, 11.9-21.3x between two 4-bit dtypes (a byte, two
-//! elements, looked up whole); 49-120 Gelem/s.
+//! 4-bit dtypes a lookup replaces the lanes' widening to float32, encoding
+//! and narrowing back (between two 4-bit dtypes a byte, two elements, is
+//! looked up whole).
 //!
 //! And float32, float64, bfloat16 and float16 into float4_e2m1fn
 //! (`to_e2m1`), whose every rounding fits one table of 64 bytes indexed by
-//! the source's exponent and top fraction bits, the same harness over the
-//! kernels it replaces: float32 1.25-1.26x, float64 1.20-1.25x (over
-//! `to_narrow` and the float64 lanes, then 1.31-1.32x more read by its top
-//! words), bfloat16 1.47-1.50x and float16 1.25-1.27x (over
-//! `narrow_code16`'s lanes). And float16 into int4 and uint4
+//! the source's exponent and top fraction bits. And float16 into int4 and uint4
 //! (`f16_to_4bit`), whose truncations a byte of the source decides; and
 //! float8_e4m3fn into the integers of 32 and 64 bits (`ints`), looked up
 //! into 16 bits and extended.
 
-use super::{each, first_lanes, full, put512, reg256, F64_TOP};
-use crate::ffi::*;
+use super::{first_lanes, full, put512, reg256, F64_TOP};
+use crate::codes::*;
 use crate::format::{Format, BF16, F16, F32};
+use crate::kernels::lanes::{each, Fetch};
 use crate::kernels::scalar;
 use crate::table::Dtype;
 use crate::value::dtype_of;
@@ -42,18 +37,8 @@ pub const PAIRS: [(i32, i32); COUNT] = pairs();
 const COUNT: usize = WIDE.len() + SMALL.len() * (SMALL.len() - 1) - KEPT.len();
 
 /// 8-bit sources into 16 bits where the lookup beat the lanes (the lanes
-/// stay for float8_e5m2 -> float16, a shift, and int8, uint8 ->
-/// bfloat16: int8 0.93-1.03x folded by its magnitude). Over the lanes
-/// (`make bench-levels`, AMD Zen 4, 16384 and 131072 elements):
-/// float8_e4m3fn -> float16 and bfloat16 1.3x, float8_e5m2 -> bfloat16
-/// 2.1x, the float8 formats -> int16 and uint16 3.3-3.7x, bool -> float16
-/// 1.10-1.15x. int8 and uint8 -> float16, over AVX2's lanes (4096 / 16384
-/// / 131072 / 1048576 elements, on the host of 2026-12-06, whose 512-bit
-/// permutes run at twice the rate of the one above, `make bench-isa`):
-/// int8 1.82x / 2.07x / 2.13x / 2.02x (14.0 -> 29.1 Gelem/s at 16384),
-/// folded by its magnitude; uint8 1.62x / 1.85x / 1.94x / 1.85x. Streamed
-/// (67108864 elements) int8 0.96-1.04x, uint8 0.89-0.90x. On the other
-/// host uint8's lookup (and int8's unfolded) ran 0.75-0.78x those lanes.
+/// stay for float8_e5m2 -> float16, a shift, and int8, uint8 -> bfloat16;
+/// BENCHMARKS.md, "Kernel choices").
 const WIDE: [(i32, i32); 10] = [
     (NX_INT8, NX_FLOAT16),
     (NX_UINT8, NX_FLOAT16),
@@ -79,10 +64,8 @@ const SMALL: [i32; 8] = [
     NX_BOOL,
 ];
 
-/// The pairs of `SMALL` whose kernels beat the lookup (`make
-/// bench-levels`, AMD Zen 4, 16384 and 131072 elements: the lookup
-/// 0.83-0.99x): among int8, uint8 and bool (a copy, a clamp, a compare)
-/// and int4, uint4 -> bool.
+/// The pairs of `SMALL` whose kernels beat the lookup: among int8, uint8
+/// and bool (a copy, a clamp, a compare) and int4, uint4 -> bool.
 const KEPT: [(i32, i32); 8] = [
     (NX_INT8, NX_UINT8),
     (NX_UINT8, NX_INT8),
@@ -257,7 +240,12 @@ fn table<const K: usize>() -> &'static Table {
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn bytes<const K: usize, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn bytes<const K: usize, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let (s, d) = const { pair(K) };
     // Source and destination bytes: a 4-bit side's last may be half used.
     let (nin, nout) = (
@@ -268,9 +256,9 @@ pub unsafe fn bytes<const K: usize, const NT: bool>(src: *const u8, dst: *mut u8
     // SAFETY: forwarded.
     unsafe {
         match const { out_bits(K) } {
-            16 => by_fold!(t.fold, F => look_up16::<F, NT>(&t.bytes, src, dst, nin, nout)),
-            8 => look_up8::<NT>(&t.bytes, src, dst, nin),
-            _ => look_up4::<NT>(&t.bytes, src, dst, nin, nout),
+            16 => by_fold!(t.fold, F => look_up16::<F, NT>(&t.bytes, src, dst, nin, nout, ahead)),
+            8 => look_up8::<NT>(&t.bytes, src, dst, nin, ahead),
+            _ => look_up4::<NT>(&t.bytes, src, dst, nin, nout, ahead),
         }
     }
 }
@@ -304,15 +292,20 @@ fn look(x: __m512i, [a, b, c, d]: [__m512i; 4]) -> __m512i {
 /// As `bytes`, `nin` bytes on each side.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn look_up8<const NT: bool>(t: &[u8; 512], src: *const u8, dst: *mut u8, nin: usize) {
+unsafe fn look_up8<const NT: bool>(
+    t: &[u8; 512],
+    src: *const u8,
+    dst: *mut u8,
+    nin: usize,
+    ahead: usize,
+) {
     let t = quarter_vectors(t);
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         nin,
         64,
         64,
+        Fetch::new::<NT>(src, 8, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(i), 64);
             // SAFETY: bytes i .. i + 64 are within nin, at a multiple of 64
             // from the destination.
             unsafe { put512::<NT>(dst.add(i), look(_mm512_loadu_si512(src.add(i).cast()), t)) }
@@ -342,18 +335,18 @@ unsafe fn look_up4<const NT: bool>(
     dst: *mut u8,
     nin: usize,
     nout: usize,
+    ahead: usize,
 ) {
     let t = quarter_vectors(t);
     // 32 words, each two nibbles: a byte.
     let pairs = |x: __m512i| super::pair_nibbles(look(x, t));
     let even = super::even_bytes();
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         nin,
         128,
         64,
+        Fetch::new::<NT>(src, 8, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(i), 128);
             // SAFETY: bytes i .. i + 128 are within nin; 64 bytes out at a
             // multiple of 64 from the destination.
             unsafe {
@@ -449,6 +442,7 @@ unsafe fn look_up16<const FOLD: u8, const NT: bool>(
     dst: *mut u8,
     nin: usize,
     nout: usize,
+    ahead: usize,
 ) {
     let planes = Planes::new(t);
     let words = |x: __m512i| planes.words::<FOLD>(x);
@@ -468,13 +462,12 @@ unsafe fn look_up16<const FOLD: u8, const NT: bool>(
     };
     // Whole steps only over the bytes whose two results both fit.
     let whole = nout / 2;
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         whole,
         64,
         64,
+        Fetch::new::<NT>(src, 8, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(i), 64);
             // SAFETY: bytes i .. i + 64 are within nin, and their 128
             // results' within nout, at a multiple of 128 from the
             // destination.
@@ -518,11 +511,8 @@ const fn ints_dest(k: usize, d: i32) -> Dtype {
 /// int16 or uint16 holds (float8_e4m3fn's: at most 448 in magnitude, NaN
 /// 0), by the lookup of its pair into those (`PAIRS[K]`, `Planes`) and
 /// one extension a vector (VPMOVSXWD/VPMOVZXWD, or into 64 bits from each
-/// quarter), in place of float32 lanes truncated, clamped and masked:
-/// `make bench-levels` on the host of 2026-12-06 (4096 / 16384 / 131072
-/// elements), int32 1.65x / 1.81x / 1.87x, int64 1.81x / 1.88x / 1.74x,
-/// uint32 1.46-1.52x, uint64 1.46-1.54x. (float8_e5m2's infinities
-/// saturate to bounds 16 bits do not hold.)
+/// quarter), in place of float32 lanes truncated, clamped and masked.
+/// (float8_e5m2's infinities saturate to bounds 16 bits do not hold.)
 ///
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
@@ -531,10 +521,11 @@ pub unsafe fn ints<const K: usize, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let t = table::<K>();
     // SAFETY: forwarded.
-    unsafe { by_fold!(t.fold, F => ints_by::<F, K, D, NT>(&t.bytes, src, dst, n)) }
+    unsafe { by_fold!(t.fold, F => ints_by::<F, K, D, NT>(&t.bytes, src, dst, n, ahead)) }
 }
 
 /// `ints` with the fold of its table `t` (`FOLD`, a `Fold` as u8).
@@ -548,6 +539,7 @@ unsafe fn ints_by<const FOLD: u8, const K: usize, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let x = const { ints_dest(K, D).bits() as usize / 8 };
     let signed = matches!(D, NX_INT32 | NX_INT64);
@@ -588,13 +580,12 @@ unsafe fn ints_by<const FOLD: u8, const K: usize, const D: i32, const NT: bool>(
             [a0, a1, a2, a3, b0, b1, b2, b3].map(e)
         }
     };
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, 8, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(i), 64);
             // SAFETY: elements i .. i + 64 are within n, their results'
             // bytes at a multiple of 64 from the destination.
             unsafe {
@@ -733,13 +724,17 @@ const fn nibble_order(wide: bool) -> [u8; 64] {
 /// (`f64_words`), a code of `F64_TOP` with its sticky bit at bit 1:
 /// float64's exponent whole, no float32 in between. The table is
 /// float32's: its codes are the same in every format, by binade from 2^-3.
-/// `make bench-levels` (AMD Zen 4, 16384 and 131072 elements): 1.31-1.32x
-/// over truncating it to float32 (VCVTPD2PS) and indexing that.
+/// Cheaper than truncating it to float32 (VCVTPD2PS) and indexing that.
 ///
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn to_e2m1<const S: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let f = const { indexed(S) };
     let fold = const { e2m1_fold(if S == NX_BFLOAT16 { BF16 } else { indexed(S) }) };
     let low = const { e2m1_low(indexed(S)) };
@@ -763,7 +758,7 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         let m = _mm512_and_si512(p, w16((1 << (f.exponent_bits + 3)) - 1));
         let inf = (f.infinity_bits() >> e2m1_fold(f)) as u16;
         // The lanes that are not NaN. (Asked as "not above infinity", LLVM
-        // zeroed the NaN lanes by two blends after the fact: 0.88x.)
+        // zeroes the NaN lanes by two blends after the fact.)
         let num = _mm512_cmplt_epu16_mask(m, w16(inf + 1));
         let i = _mm512_maskz_subs_epu16(num, _mm512_min_epu16(m, w16(low + 55)), w16(low));
         // The sign from bit 11 (float32, bfloat16), 8 (float16) or 14
@@ -807,9 +802,9 @@ pub unsafe fn to_e2m1<const S: i32, const NT: bool>(src: *const u8, dst: *mut u8
         _mm512_castsi512_si256(_mm512_permutexvar_epi8(order, super::pair_nibbles(code)))
     };
     // Bytes a source element.
-    let sb = const { super::super::steps::dtype_bits(S) / 8 };
+    let sb = const { crate::kernels::lanes::dtype_bits(S) / 8 };
     // SAFETY: forwarded.
-    unsafe { nibble_steps::<NT>(src, dst, n, sb, nibbles) }
+    unsafe { nibble_steps::<NT>(src, dst, n, sb, nibbles, ahead) }
 }
 
 /// The steps of a kernel into 4 bits: 64 elements of `sb` bytes a step
@@ -826,14 +821,14 @@ unsafe fn nibble_steps<const NT: bool>(
     n: usize,
     sb: usize,
     nibbles: impl Fn([__m512i; 8]) -> __m256i,
+    ahead: usize,
 ) {
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, 8 * sb, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(sb * i), sb * 64);
             // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
             // 64 bytes); a 32-byte store at a multiple of 32 from the
             // destination.
@@ -907,7 +902,12 @@ fn f16_4bit_table<const D: i32>() -> &'static [u8; 256] {
 /// # Safety
 /// As `super::super::call`'s kernels, on a CPU with AVX512-VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let t = quarter_vectors(f16_4bit_table::<D>());
     let inf = _mm512_set1_epi16(0x7C00);
     let even = super::even_bytes();
@@ -939,7 +939,7 @@ pub unsafe fn f16_to_4bit<const D: i32, const NT: bool>(src: *const u8, dst: *mu
         _mm512_castsi512_si256(_mm512_permutexvar_epi8(even, super::pair_nibbles(code)))
     };
     // SAFETY: forwarded.
-    unsafe { nibble_steps::<NT>(src, dst, n, 2, nibbles) }
+    unsafe { nibble_steps::<NT>(src, dst, n, 2, nibbles, ahead) }
 }
 
 /// The 4-bit dtypes whose codes `widen4` looks up: float4_e2m1fn, int4,
@@ -990,9 +990,7 @@ fn widen4_table(s: Dtype, d: Dtype) -> &'static [u8; 128] {
 /// last at every other quadword, the imaginary parts zeroed: a real
 /// source's are +0). The lanes these replace widen to float32 and encode.
 /// AVX-512 F/BW alone. Results of 32 bits and more are stored 256 bits at
-/// a time: the stores bind, and sustain more at that width past L1
-/// (1.03-1.11x at 131072 elements, `make bench-levels`, 1.00x at 16384;
-/// complex128 1.40-1.45x at 4096 to 131072 elements).
+/// a time: the stores bind, and sustain more at that width past L1.
 ///
 /// # Safety
 /// As `super::super::call`'s kernels.
@@ -1001,6 +999,7 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let (s, d) = const {
         match (Dtype::from_code(S), Dtype::from_code(D)) {
@@ -1080,6 +1079,7 @@ pub unsafe fn widen4<const S: i32, const D: i32, const NT: bool>(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, 4, ahead),
         |i| {
             // SAFETY: elements i .. i + 64 are within n: 32 source bytes
             // from i / 2, 8 w result bytes from i w / 8, a multiple of 64

@@ -18,17 +18,18 @@
 //! aligned to their width; see `kernels::Store`). Masked stores are always
 //! ordinary.
 
-use super::{entry, put256};
-use crate::ffi::{
+use super::put256;
+use crate::codes::{
     NX_BFLOAT16, NX_FLOAT16, NX_FLOAT32, NX_FLOAT64, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64,
 };
 use crate::format::{Format, Specials, BF16, E2M1FN, E4M3FN, E5M2, F16, F64};
+use crate::kernels::lanes::{each, Fetch};
 use std::arch::x86_64::*;
 
-mod bits;
-mod lookup;
-pub mod steps;
-mod wide;
+pub(super) mod bits;
+pub(super) mod lookup;
+pub(super) mod steps;
+pub(super) mod wide;
 pub use steps::{Bf16Codes, Codes, Two};
 
 const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -36,7 +37,7 @@ const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 
 /// `v` unchanged, but opaque to the compiler: keeps a narrowing conversion
 /// (VPMOV*, VCVTPS2PH) in registers instead of folded into a (masked) store,
-/// whose memory forms are microcoded and slow on AMD Zen 4.
+/// whose memory forms are microcoded and slow on AMD's Zen 4.
 #[inline(always)]
 fn reg128(mut v: __m128i) -> __m128i {
     // SAFETY: an empty asm block with `v` in and out: no instruction.
@@ -152,28 +153,6 @@ unsafe fn part_vectors(p: *const u8, sb: usize, left: usize) -> [__m512i; 8] {
     })
 }
 
-/// The loop of every kernel here: `step(i)` converts elements i .. i + `g`
-/// (whole vectors), then `part(i, left)` the rest, `t` elements (a masked
-/// vector) at a time, `left` of them (at most `t`) in the call's range.
-#[inline(always)]
-fn each(
-    n: usize,
-    g: usize,
-    t: usize,
-    mut step: impl FnMut(usize),
-    mut part: impl FnMut(usize, usize),
-) {
-    let mut i = 0;
-    while i + g <= n {
-        step(i);
-        i += g;
-    }
-    while i < n {
-        part(i, (n - i).min(t));
-        i += t;
-    }
-}
-
 /// A vector of 16 lanes (bytes, words or dwords), loaded and stored whole
 /// or under a mask of lanes.
 trait Lanes16: Copy {
@@ -230,8 +209,8 @@ lanes16!(
 
 /// The kernels that map 16 lanes to 16 lanes: `f` converts 16 source
 /// elements (`I`) into 16 destination elements (`O`), `U` vectors a step
-/// (independent work in flight: the light maps run up to 15% faster in
-/// cache four at a time).
+/// (independent work in flight: the light maps run faster in cache four at
+/// a time).
 ///
 /// # Safety
 /// As `super::call`'s kernels.
@@ -242,14 +221,14 @@ unsafe fn map16<I: Lanes16, O: Lanes16, const U: usize, const NT: bool>(
     dst: *mut u8,
     n: usize,
     f: impl Fn(I) -> O,
+    ahead: usize,
 ) {
-    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         16 * U,
         16,
+        Fetch::new::<NT>(src, 8 * I::W, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(I::W * i), I::W * 16 * U);
             for k in (i..i + 16 * U).step_by(16) {
                 // SAFETY: lanes k .. k + 16 are within n; the stores are at
                 // multiples of their width from the destination.
@@ -334,10 +313,9 @@ fn join(lo: __m256i, hi: __m256i) -> __m512i {
 ///
 /// A masked access whose vector reaches into a second page, with lanes
 /// off there, can take a microcode assist when that page is not readable
-/// (or writable) as the first is: float64 -> complex128 of 1001 elements,
-/// ending on a page boundary before a page never written, took 510-740 ns
-/// a call against 280 for 1000 (310-330 with this). Such a vector is moved
-/// through the stack instead (at most once a call, in its last group).
+/// (or writable) as the first is, which costs a short call more than all
+/// its work. Such a vector is moved through the stack instead (at most
+/// once a call, in its last group).
 mod full {
     use std::arch::x86_64::*;
     use std::mem::size_of;
@@ -622,7 +600,7 @@ fn round16(h: __m512i, odd: u32, fmt: Format) -> __m512i {
 const fn code_formats(bf: bool, fmt: u8) -> (Format, Format) {
     (
         if bf { BF16 } else { F16 },
-        super::steps::narrow_format(fmt),
+        crate::kernels::lanes::narrow_format(fmt),
     )
 }
 
@@ -970,15 +948,10 @@ fn f64_words(v: [__m512i; 8], fold: u32, mid: bool) -> ([__m512i; 2], [__m512i; 
 /// as float32 (`as_f32`) (`S`, its dtype code) ->
 /// float8_e4m3fn or float8_e5m2 (`F`), 64 lanes a byte operation
 /// (AVX512-VBMI's byte permutes), in place of the word lanes of
-/// `narrow_code16` (bfloat16: 1.19-1.26x on AMD Zen 4, `make
-/// bench-levels`, 16384 and 131072 elements; float16 1.06-1.08x,
-/// 16384-131072), of float32's roundings through float16 (`to_narrow`:
-/// 1.10-1.13x into e4m3fn, 16384-131072 elements) and of float64's lanes
-/// through float32 (`F64Fold`, `narrow16`: 1.15-1.17x into e4m3fn,
-/// 1.01-1.04x into e5m2 when this kernel too truncated float64 to float32;
-/// reading its words instead, below, measured 1.10x and 1.21-1.24x more,
-/// 16384 and 131072 elements). float32 into e5m2 measured slower
-/// (0.79-0.87x): its kernel stays.
+/// `narrow_code16`, of float32's roundings through float16 (`to_narrow`)
+/// and of float64's lanes through float32 (float64 is read by its words).
+/// float32 into e5m2 is slower this way: its kernel stays (BENCHMARKS.md,
+/// "Kernel choices").
 ///
 /// In words: a = |h| with the bits below `fold` or'ed into it (a sticky
 /// bit), clamped to the least magnitude that saturates (or overflows), a
@@ -1018,15 +991,15 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     const { assert!(matches!(S, NX_BFLOAT16 | NX_FLOAT16 | NX_FLOAT32 | NX_FLOAT64) || wide_int(S)) };
-    // Steps of 64 a loop turn, all computed before any is stored: two
-    // measured 1.04-1.07x over one (`make bench-levels`, 16384 and 131072
-    // elements, every source and float8 here), four no better than two.
+    // Steps of 64 a loop turn, all computed before any is stored: two beat
+    // one, four do no better than two.
     const U: usize = 2;
     let p = const { byte_plan(byte_source(S, F::F), F::F) };
     // Bytes a source element.
-    let sb = const { super::steps::dtype_bits(S) / 8 };
+    let sb = const { crate::kernels::lanes::dtype_bits(S) / 8 };
     let w = |k: u16| _mm512_set1_epi16(k as i16);
     let [s0, s1] = p.sub;
     // SAFETY: each table is 64 bytes.
@@ -1052,8 +1025,8 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         }
     };
     // The lanes of `a` that are not NaN. (Asked as "not above infinity",
-    // LLVM moved the mask past the subtraction: a blend more a step, 6-7%
-    // slower for bfloat16 -> float8_e4m3fn.) An integer read as float32 is
+    // LLVM moves the mask past the subtraction: a blend more a step.) An
+    // integer read as float32 is
     // never NaN.
     let numbers = |a: __m512i| {
         if const { wide_int(S) } {
@@ -1077,13 +1050,13 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
     // signs are bit 15 of `s0` and `s1`'s words.
     let codes = |h0: __m512i, h1: __m512i, s0: __m512i, s1: __m512i| {
         let (b0, b1) = if const {
-            byte_plan(byte_source(S, F::F), F::F).payload != 0 && super::steps::dtype_bits(S) == 16
+            byte_plan(byte_source(S, F::F), F::F).payload != 0
+                && crate::kernels::lanes::dtype_bits(S) == 16
         } {
             // A NaN's code keeps payload bits (float8_e5m2): their magnitude
             // (a ternary operation, and a copy of `a` it overwrites) only
-            // where the 64 lanes hold a NaN. (From bfloat16 1.10-1.11x with
-            // none, 16384 and 131072 elements, 0.90x with NaNs only;
-            // float64 measured the same either way.)
+            // where the 64 lanes hold a NaN, which pays unless most groups
+            // hold one.
             let (a0, a1) = (folded(h0), folded(h1));
             let (n0, n1) = (numbers(a0), numbers(a1));
             if n0 & n1 == u32::MAX {
@@ -1092,9 +1065,9 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
                 (bytes(a0, n0), bytes(a1, n1))
             }
         } else {
-            // Each vector through in turn: both folded first, as above,
-            // measured 0.96x into float8_e4m3fn (16384 and 131072
-            // elements), the same operations in another order.
+            // Each vector through in turn: both folded first, as above, is
+            // slower into float8_e4m3fn (the same operations in another
+            // order).
             let one = |h| {
                 let a = folded(h);
                 bytes(a, numbers(a))
@@ -1125,13 +1098,12 @@ pub unsafe fn narrow_bytes<F: Fmt, const S: i32, const NT: bool>(
         };
         codes(h0, h1, s0, s1)
     };
-    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         64 * U,
         64,
+        Fetch::new::<NT>(src, 8 * sb, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(sb * i), sb * 64 * U);
             // SAFETY: lanes i .. i + 64 U are within n (`sb` vectors of 64
             // bytes a 64); 64-byte stores at multiples of 64 from the
             // destination.
@@ -1175,7 +1147,12 @@ fn pair_nibbles(b: __m512i) -> __m512i {
 /// As `super::call`'s kernels.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,f16c")]
-pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn to_narrow<F: Fmt, const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    ahead: usize,
+) {
     let sb = 4;
     // 32 lanes under `m`, as codes in word lanes.
     let words = |m: u32, p: *const u8| {
@@ -1200,13 +1177,12 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
     // two operations each); every code is at most 0xFF, so the packs'
     // saturation changes nothing.
     let nib = F::F.bits() == 4;
-    let fetch = super::Fetch::of::<NT>();
     each(
         n,
         if nib { 128 } else { 64 },
         32,
+        Fetch::new::<NT>(src, 8 * sb, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(sb * i), sb * if nib { 128 } else { 64 });
             // SAFETY: lanes i .. i + 64 (float4: 128) are within n; a
             // 64-byte store at a multiple of 64 from the destination.
             unsafe {
@@ -1239,388 +1215,4 @@ pub unsafe fn to_narrow<F: Fmt, const NT: bool>(src: *const u8, dst: *mut u8, n:
             }
         },
     );
-}
-
-/// Put the whole kernels in the AVX-512 level's table: among the wide
-/// dtypes (`wide.rs`), and over the kernels that meet in lanes where they
-/// are faster (in cache, measured with `make bench-levels`: 6-8% for
-/// float32 -> float8/float4, whose two groups a step pack with one
-/// VPACKUSWB; in byte lanes, on CPUs with AVX512-VBMI, 19-26% for
-/// bfloat16 -> float8, 6-8% for float16 -> float8_e4m3fn, 10-13% for
-/// float32 -> float8_e4m3fn over the kernel above, 15-17% for float64 ->
-/// float8_e4m3fn and 1-4% for float64 -> float8_e5m2 (through float32;
-/// by float64's words 10% and 21-24% more), for the lookups of
-/// `lookup.rs` 1.1-3.7x into 16 bits and 2-21x among the 8- and 4-bit
-/// dtypes, 20-50% for float32, float64, bfloat16 and float16 ->
-/// float4_e2m1fn there, and 1.35-1.43x for float16 -> int4 and uint4 on
-/// the host of 2026-12-06); and on CPUs with AVX512-BF16 the lanes into
-/// bfloat16 with its encoder (`steps::Bf16Ne`). `vbmi` and `bf16`:
-/// whether the CPU has AVX512-VBMI and AVX512-BF16.
-pub fn patch(t: &mut super::Table, vbmi: bool, bf16: bool) {
-    use super::steps::{dtype_bits, env, E4m3Out, F32In};
-    use super::MXCSR_RN;
-    use crate::ffi::*;
-    // A table entry (`entry!`) for each `s -> d: kernel`, its bits read
-    // from the two dtypes' codes, put in `t` for that pair, run under the
-    // MXCSR `env`.
-    macro_rules! whole {
-        ($env:expr; $($s:ident -> $d:ident: $($f:ident)::+ $([$($g:tt),*])?;)*) => {$({
-            const BITS: (usize, usize) = (dtype_bits($s), dtype_bits($d));
-            entry!(k, $($f)::+ $([$($g),*])?, BITS.0, BITS.1, $env);
-            super::set(t, $s, $d, k);
-        })*};
-    }
-    // The encoders' MXCSR, as in their lanes (`NarrowOut`).
-    whole! { env::<F32In, E4m3Out>();
-        NX_FLOAT32 -> NX_FLOAT8_E4M3FN: to_narrow[E4m3];
-        NX_FLOAT32 -> NX_FLOAT8_E5M2: to_narrow[E5m2];
-        NX_FLOAT32 -> NX_FLOAT4_E2M1FN: to_narrow[E2m1];
-    }
-    if vbmi {
-        whole! { MXCSR_RN;
-            NX_BFLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_BFLOAT16 }];
-            NX_BFLOAT16 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_BFLOAT16 }];
-            NX_FLOAT16 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT16 }];
-        }
-        // Each `lookup::PAIRS[k]`, for k in order.
-        macro_rules! looked_up {
-            ($($k:literal)*) => {$({
-                const P: (i32, i32) = lookup::PAIRS[$k];
-                entry!(k, lookup::bytes[$k], dtype_bits(P.0), dtype_bits(P.1), MXCSR_RN);
-                super::set(t, P.0, P.1, k);
-            })*};
-        }
-        const { assert!(lookup::PAIRS.len() == 58) };
-        looked_up!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57);
-        // float8_e4m3fn into the integers of 32 and 64 bits: its lookups
-        // into int16 and uint16, extended (`lookup::ints`).
-        macro_rules! ints_looked_up {
-            ($($s:ident -> $w:ident: $($d:ident)*;)*) => {$($({
-                const K: usize = lookup::pair_index($s, $w);
-                entry!(k, lookup::ints[K, $d], dtype_bits($s), dtype_bits($d), MXCSR_RN);
-                super::set(t, $s, $d, k);
-            })*)*};
-        }
-        ints_looked_up! {
-            NX_FLOAT8_E4M3FN -> NX_INT16: NX_INT32 NX_INT64;
-            NX_FLOAT8_E4M3FN -> NX_UINT16: NX_UINT32 NX_UINT64;
-        }
-        whole! { MXCSR_RN;
-            NX_FLOAT32 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT32 }];
-            NX_FLOAT32 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT32 }];
-            NX_BFLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_BFLOAT16 }];
-            NX_FLOAT16 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT16 }];
-            // Over the float16 code lanes (`make bench-levels`, the host of
-            // 2026-12-06, 4096 / 16384 / 131072 elements): int4 1.35x /
-            // 1.37x / 1.43x, uint4 1.39x / 1.37x / 1.42x.
-            NX_FLOAT16 -> NX_INT4: lookup::f16_to_4bit[{ NX_INT4 }];
-            NX_FLOAT16 -> NX_UINT4: lookup::f16_to_4bit[{ NX_UINT4 }];
-            // float64 read by its words: no float instruction, so any
-            // MXCSR (their lanes' `F64Fold` set one for VCVTPD2PS).
-            NX_FLOAT64 -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { NX_FLOAT64 }];
-            NX_FLOAT64 -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { NX_FLOAT64 }];
-            NX_FLOAT64 -> NX_FLOAT4_E2M1FN: lookup::to_e2m1[{ NX_FLOAT64 }];
-        }
-        // The integers of 32 and 64 bits as float32 (`as_f32`) over their
-        // lanes (`make bench-levels`, 16384 and 131072 elements): into
-        // float8_e4m3fn 1.41-1.76x, float8_e5m2 1.26-1.70x (not from 16
-        // bits: 0.85-1.02x).
-        macro_rules! ints_narrowed {
-            ($($s:ident)*) => {
-                whole! { MXCSR_RN; $(
-                    $s -> NX_FLOAT8_E4M3FN: narrow_bytes[E4m3, { $s }];
-                    $s -> NX_FLOAT8_E5M2: narrow_bytes[E5m2, { $s }];
-                )* }
-            };
-        }
-        ints_narrowed!(NX_INT32 NX_UINT32 NX_INT64 NX_UINT64);
-    }
-    // bit with the others by masks (`bits.rs`), where they beat the lanes
-    // (`make bench-levels`, 16384 and 131072 elements): from bit into 8
-    // bits 2.1-12x (bool 1.0-1.5x), 4 bits 2.5-6.0x, 16 bits 1.8-2.4x in
-    // L1 and 0.98-1.33x in L2, 32 to 128 bits 1.2-1.7x (not int64 and
-    // complex64: 0.91-1.0x); into bit from float8 and float4 3.3-6.2x,
-    // the 32- and 64-bit integers and float64 1.5x, bool 1.02-1.12x (not
-    // the others: 0.82-0.96x).
-    macro_rules! bit_pairs {
-        (from: $($d:ident)*; into: $($s:ident)*) => {
-            whole! { MXCSR_RN;
-                $(NX_BIT -> $d: bits::from_truth[{ NX_BIT }, { $d }];)*
-                $($s -> NX_BIT: bits::to_bit[{ $s }];)*
-            }
-        };
-    }
-    bit_pairs! {
-        from: NX_FLOAT64 NX_FLOAT32 NX_FLOAT16 NX_BFLOAT16 NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2
-            NX_FLOAT4_E2M1FN NX_UINT64 NX_INT32 NX_UINT32 NX_INT16 NX_UINT16 NX_INT8 NX_UINT8
-            NX_INT4 NX_UINT4 NX_COMPLEX128 NX_BOOL;
-        into: NX_FLOAT64 NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN NX_INT64 NX_UINT64
-            NX_INT32 NX_UINT32 NX_BOOL
-    }
-    // bool by masks too (`bits::from_truth`), over its lookups and lanes
-    // (as above): into float16 2.4x / 1.3x, bfloat16 1.6x / 1.02x,
-    // float8 2.3x / 1.13x, the 4-bit dtypes 1.3x / 1.45x, float64 1.08x /
-    // 1.13x, int16 and uint16 1.11x / 0.97-1.04x (not the others:
-    // 0.92-1.04x).
-    macro_rules! bool_pairs {
-        ($($d:ident)*) => {
-            whole! { MXCSR_RN; $(NX_BOOL -> $d: bits::from_truth[{ NX_BOOL }, { $d }];)* }
-        };
-    }
-    bool_pairs!(NX_FLOAT64 NX_FLOAT16 NX_BFLOAT16 NX_FLOAT8_E4M3FN NX_FLOAT8_E5M2 NX_FLOAT4_E2M1FN
-        NX_INT16 NX_UINT16 NX_INT4 NX_UINT4);
-    // The 4-bit dtypes into 16, 32 and 64 bits by a table of 16 codes
-    // (`lookup::widen4`), over the lanes (`make bench-levels`, 16384 and
-    // 131072 elements): into int16 and uint16 2.9-3.6x, float16 and
-    // bfloat16 1.17-1.20x, 32 bits 1.04-1.3x, 64 bits 1.0-1.2x (bound by
-    // the stores), complex128 1.26-1.47x (not complex64: 0.91-1.05x).
-    macro_rules! widened {
-        ($($s:ident)*) => {
-            whole! { MXCSR_RN; $(
-                $s -> NX_INT16: lookup::widen4[{ $s }, { NX_INT16 }];
-                $s -> NX_UINT16: lookup::widen4[{ $s }, { NX_UINT16 }];
-                $s -> NX_FLOAT16: lookup::widen4[{ $s }, { NX_FLOAT16 }];
-                $s -> NX_BFLOAT16: lookup::widen4[{ $s }, { NX_BFLOAT16 }];
-                $s -> NX_INT32: lookup::widen4[{ $s }, { NX_INT32 }];
-                $s -> NX_UINT32: lookup::widen4[{ $s }, { NX_UINT32 }];
-                $s -> NX_FLOAT32: lookup::widen4[{ $s }, { NX_FLOAT32 }];
-                $s -> NX_INT64: lookup::widen4[{ $s }, { NX_INT64 }];
-                $s -> NX_UINT64: lookup::widen4[{ $s }, { NX_UINT64 }];
-                $s -> NX_FLOAT64: lookup::widen4[{ $s }, { NX_FLOAT64 }];
-                $s -> NX_COMPLEX128: lookup::widen4[{ $s }, { NX_COMPLEX128 }];
-            )* }
-        };
-    }
-    widened!(NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN);
-    // The integers of 16 to 64 bits into int4, uint4 and float4_e2m1fn
-    // (`wide::narrow_ints`), over the lanes (`make bench-levels`, 16384 and
-    // 131072 elements): into int4/uint4 from 16 bits 2.1-3.0x, 32 bits
-    // 2.1-2.8x, 64 bits 1.6-2.5x; into float4_e2m1fn 3.8-4.8x, 3.2-3.8x,
-    // 2.0-2.9x. And into 8 and 16 bits where they beat `native`'s maps
-    // (VPMOVS*, VPMOVUS*, a clamp first where the signs differ; 4096 /
-    // 16384 / 131072 elements, the same at 1048576): uint64 -> int8 1.5x /
-    // 1.44x / 1.42x, uint64 -> int16 1.34x / 1.26x / 1.27x, int32 -> uint8
-    // 1.18x / 1.12x / 1.20x, uint32 -> int8 1.12x / 1.05x / 1.11x, uint32
-    // -> int16 1.51x / 1.05x / 1.10x, uint32 -> uint16 1.12x / 1.02x /
-    // 1.04x (not the others: from 16 bits 0.86-0.98x at 16384 and 131072
-    // elements, int64 -> int8 0.67-0.70x, uint64 -> uint16 0.83x in L1,
-    // uint32 -> uint8 and int32 -> int8 0.93-1.05x; int32 -> int16 and
-    // uint16, 1.43-1.49x / 1.00-1.04x / 1.00-1.10x, take AVX2's maps, which
-    // beat these: `x86::AVX2_PAIRS`).
-    macro_rules! narrowed {
-        ($($s:ident -> $($d:ident)*;)*) => {
-            whole! { MXCSR_RN; $($(
-                $s -> $d: wide::narrow_ints[{ $s }, { $d }];
-            )*)* }
-        };
-    }
-    narrowed! {
-        NX_INT16 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN;
-        NX_UINT16 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN;
-        NX_INT32 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN NX_UINT8;
-        NX_UINT32 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN NX_INT8 NX_INT16 NX_UINT16;
-        NX_INT64 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN;
-        NX_UINT64 -> NX_INT4 NX_UINT4 NX_FLOAT4_E2M1FN NX_INT8 NX_INT16;
-    }
-    // Into bfloat16 by VCVTNE2PS2BF16 (`steps::Bf16Ne`) from the float32
-    // lanes of the sources that round into bfloat16, in place of
-    // `Bf16Out`'s rounding in the integers and VPERMT2W (float32: of
-    // VCVTNEPS2BF16 16 lanes at a time). `make bench-levels`, AMD Zen 4,
-    // 4096 / 16384 / 131072 elements: float16, int16, uint16 1.47-1.76x;
-    // float64 1.45-1.53x; int32, uint32 1.38-1.45x; float32 1.34x / 1.06x
-    // / 1.15x; complex128 1.21-1.36x; int64, uint64 1.19-1.27x; complex64
-    // 1.12-1.29x. At 67108864 elements (streamed) float32 0.93-0.97x,
-    // int32 1.00x, float16 1.12x; float64 at 33554432 0.98x.
-    if bf16 {
-        use super::steps::{Bf16Ne, C64In, F16In, F64Fold, I16In, I32Odd, I64Odd, Side};
-        // `$sub`: whether the sources' float32 lanes can be subnormal.
-        macro_rules! into_bf16 {
-            ($($sub:literal: $($s:ty),*;)*) => {$($({
-                const BITS: (usize, usize) = (<$s>::BITS, Bf16Ne::<$sub>::BITS);
-                entry!(k, steps::run_bf16[$s, $sub], BITS.0, BITS.1, env::<$s, Bf16Ne<$sub>>());
-                super::set(t, <$s>::DT, Bf16Ne::<$sub>::DT, k);
-            })*)*};
-        }
-        // (Skipping the test for subnormal lanes, `make bench-levels` on
-        // the host of 2026-12-06, 4096 to 131072 elements: float16
-        // 1.30-1.41x, int16 and uint16 1.34-1.47x, int32 and uint32
-        // 1.14-1.19x, int64 and uint64 1.07-1.08x.)
-        into_bf16!(
-            true: F32In, F64Fold<40>, F64Fold<40, true>, C64In;
-            false: F16In, I16In<true>, I16In<false>, I32Odd<true>, I32Odd<false>, I64Odd<true>,
-                I64Odd<false>;
-        );
-    }
-    whole! { MXCSR_RN;
-        NX_FLOAT64 -> NX_INT64: wide::f64_to_i64;
-        NX_FLOAT64 -> NX_UINT64: wide::f64_to_u64;
-        NX_FLOAT64 -> NX_INT32: wide::f64_to_i32;
-        NX_FLOAT64 -> NX_UINT32: wide::f64_to_u32;
-        NX_INT64 -> NX_FLOAT64: wide::i64_to_f64;
-        NX_UINT64 -> NX_FLOAT64: wide::u64_to_f64;
-        NX_INT64 -> NX_FLOAT32: wide::i64_to_f32;
-        // Over their lanes (as above): from 64 bits 1.66-1.77x, from 32
-        // 1.09-1.11x.
-        NX_INT32 -> NX_FLOAT16: wide::i32_to_f16;
-        NX_UINT32 -> NX_FLOAT16: wide::u32_to_f16;
-        NX_INT64 -> NX_FLOAT16: wide::i64_to_f16;
-        NX_UINT64 -> NX_FLOAT16: wide::u64_to_f16;
-        NX_UINT64 -> NX_FLOAT32: wide::u64_to_f32;
-        NX_INT32 -> NX_FLOAT64: wide::i32_to_f64;
-        NX_UINT32 -> NX_FLOAT64: wide::u32_to_f64;
-        NX_INT64 -> NX_INT32: wide::i64_to_i32;
-        NX_INT64 -> NX_UINT32: wide::i64_to_u32;
-        NX_UINT64 -> NX_INT32: wide::u64_to_i32;
-        NX_UINT64 -> NX_UINT32: wide::u64_to_u32;
-        NX_INT64 -> NX_UINT64: wide::i64_to_u64;
-        NX_UINT64 -> NX_INT64: wide::u64_to_i64;
-        NX_INT32 -> NX_INT64: wide::i32_to_i64;
-        NX_INT32 -> NX_UINT64: wide::i32_to_u64;
-        NX_UINT32 -> NX_INT64: wide::u32_to_i64;
-        NX_UINT32 -> NX_UINT64: wide::u32_to_i64;
-        NX_COMPLEX128 -> NX_FLOAT64: wide::c128_to_f64;
-        NX_FLOAT64 -> NX_COMPLEX128: wide::f64_to_c128;
-        NX_COMPLEX128 -> NX_INT64: wide::c128_to_i64;
-        NX_COMPLEX128 -> NX_UINT64: wide::c128_to_u64;
-        NX_COMPLEX128 -> NX_INT32: wide::c128_to_i32;
-        NX_COMPLEX128 -> NX_UINT32: wide::c128_to_u32;
-        NX_INT32 -> NX_COMPLEX128: wide::i32_to_c128;
-        NX_UINT32 -> NX_COMPLEX128: wide::u32_to_c128;
-        NX_INT64 -> NX_COMPLEX128: wide::i64_to_c128;
-        NX_UINT64 -> NX_COMPLEX128: wide::u64_to_c128;
-        NX_INT64 -> NX_COMPLEX64: wide::i64_to_c64;
-        NX_UINT64 -> NX_COMPLEX64: wide::u64_to_c64;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::{build_for, has_avx512, Isa};
-    use super::lookup;
-    use crate::kernels::{scalar, Store};
-    use crate::table::{Dtype, COUNT};
-
-    /// The kernels that those needing AVX512-VBMI or AVX512-BF16 replace
-    /// (`patch`) still serve the CPUs without them: every pair whose kernel
-    /// differs between the AVX-512 tables with and without both, the one
-    /// without (and the one with, on a CPU with what it needs) against the
-    /// scalar reference, nothing written past the elements, at every length
-    /// mod 64 up to the end of the sources, which are every code of a
-    /// source of 4, 8 or 16 bits, every float32 top half with low halves
-    /// around the sticky folds, or every float64 top word with low 48 bits
-    /// one of: none, the lowest, one of bits 39 to 41 and 44 to 47 (around
-    /// the sticky folds), all (complex128: those as real parts, the
-    /// imaginary parts the same rotated); the 32- and 64-bit ones after
-    /// three ones.
-    #[test]
-    fn kernels_with_and_without_extensions() {
-        if !has_avx512() {
-            return;
-        }
-        let vbmi = is_x86_feature_detected!("avx512vbmi");
-        let bf16 = is_x86_feature_detected!("avx512bf16");
-        let (with, without) = (
-            build_for(Isa::Avx512, true, true),
-            build_for(Isa::Avx512, false, false),
-        );
-        // A kernel of `with` needs AVX512-BF16 where the table with VBMI
-        // alone has another, else VBMI (the lookups into bfloat16 too).
-        let vbmi_only = build_for(Isa::Avx512, true, false);
-        let bytes: Vec<u8> = (0..=u8::MAX).collect();
-        let codes16: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
-        let low = [
-            0,
-            1,
-            1 << 39,
-            1 << 40,
-            1 << 41,
-            1 << 44,
-            1 << 45,
-            1 << 46,
-            1 << 47,
-            (1 << 48) - 1,
-        ];
-        // Three ones first, so that the binades' bounds (multiples of 16
-        // top words) do not fall on a step's first lane: steps holding
-        // both subnormal and normal float32 lanes (`Bf16Ne`).
-        let f64s: Vec<u64> = [1f64.to_bits(); 3]
-            .into_iter()
-            .chain((0..=u16::MAX).flat_map(|c| low.map(|l| (u64::from(c) << 48) | l)))
-            .collect();
-        let c128s: Vec<u8> = f64s
-            .iter()
-            .flat_map(|&x| [x, x.rotate_left(17)])
-            .flat_map(u64::to_le_bytes)
-            .collect();
-        let f64s: Vec<u8> = f64s.into_iter().flat_map(u64::to_le_bytes).collect();
-        let f32s: Vec<u8> = [1f32.to_bits(); 3]
-            .into_iter()
-            .chain((0..=u16::MAX).flat_map(|c| {
-                [0, 1, 1 << 15, u16::MAX].map(|l| (u32::from(c) << 16) | u32::from(l))
-            }))
-            .flat_map(u32::to_le_bytes)
-            .collect();
-        let mut checked = 0;
-        for (s, d) in (0..COUNT).flat_map(|s| (0..COUNT).map(move |d| (s, d))) {
-            let (Some(k), Some(v)) = (without[s][d], with[s][d]) else {
-                continue;
-            };
-            if k as usize == v as usize {
-                continue;
-            }
-            let dt = |c: usize| Dtype::from_code(c as i32).expect("a dtype");
-            let (sb, db) = (dt(s).bits() as usize, dt(d).bits() as usize);
-            let src: &[u8] = match sb {
-                4 | 8 => &bytes,
-                16 => &codes16,
-                32 => &f32s,
-                64 => &f64s,
-                128 => &c128s,
-                _ => panic!("{s} -> {d}: no sources of {sb} bits here"),
-            };
-            let all = src.len() * 8 / sb;
-            let mut want = vec![0u8; (all * db).div_ceil(8)];
-            scalar::run(dt(s), dt(d), src, &mut want, all);
-            // Element i's bits in `b` (of at most 64).
-            assert!(db <= 64, "{s} -> {d}: no destinations of {db} bits here");
-            let at = |b: &[u8], i: usize| {
-                let (byte, bit) = (i * db / 8, i * db % 8);
-                let w = (0..(bit + db).div_ceil(8)).fold(0u128, |w, k| {
-                    w | u128::from(b.get(byte + k).copied().unwrap_or(0)) << (8 * k)
-                });
-                (w >> bit) & (u128::MAX >> (128 - db))
-            };
-            // Even lengths for a 4-bit destination: the kernels write whole
-            // bytes (the driver packs a last odd element).
-            let can = if vbmi_only[s][d].map(|k| k as usize) == Some(v as usize) {
-                vbmi
-            } else {
-                bf16
-            };
-            let ks = if can { vec![k, v] } else { vec![k] };
-            for (n, k) in (all - 64..=all)
-                .filter(|n| db >= 8 || n % 2 == 0)
-                .flat_map(|n| ks.iter().map(move |k| (n, k)))
-            {
-                let mut got = vec![0xA5u8; want.len()];
-                k(src, &mut got, n, 0, Store::Plain);
-                let bad = (0..n).find(|&i| at(&got, i) != at(&want, i));
-                assert_eq!(
-                    bad, None,
-                    "{s} -> {d}, n {n}: the first element that differs"
-                );
-                assert!(
-                    got[(n * db).div_ceil(8)..].iter().all(|&b| b == 0xA5),
-                    "{s} -> {d}, n {n}: a byte past the elements written"
-                );
-            }
-            checked += 1;
-        }
-        // narrow_bytes' 14 pairs (the floats' 6, the integers' 8),
-        // to_e2m1's four, f16_to_4bit's two, `lookup::ints`' four, the
-        // lookups but bool's (`bits::from_truth` serves those on every
-        // AVX-512 CPU); the 11 into bfloat16 by VCVTNE2PS2BF16.
-        let looked_up = lookup::PAIRS.iter().filter(|p| p.0 != crate::ffi::NX_BOOL);
-        assert_eq!(checked, 14 + 4 + 2 + 4 + looked_up.count() + 11);
-    }
 }

@@ -1,4 +1,4 @@
-//! The AVX-512 forms of the sides of `x86/steps.rs`: decoders and encoders
+//! The AVX-512 forms of the lanes framework's sides (`kernels::lanes`): decoders and encoders
 //! that meet in float32 lanes of 512-bit vectors (`Two`), in float16
 //! codes (`Codes`) or in bfloat16 codes (`Bf16Codes`: bfloat16 -> float8
 //! and float4, which AVX2 runs in float32 lanes), 32 elements a step,
@@ -14,14 +14,15 @@
 //! and bfloat16 codes up whole, and where AVX512-BF16 is, VCVTNE2PS2BF16
 //! into bfloat16 (`Bf16Ne`).
 
-use super::super::steps::*;
-use super::super::{put128, put256, Raw};
+use super::super::{put128, put256};
 use super::wide::{complexes, f32_i32, f32_i64, reals};
 use super::{
     bf16_round, first_lanes, full, halves, join, narrow16, narrow_code16, packed2, packed4,
     pair_nibbles, put512, top_words, words_to_nibbles, RN,
 };
 use crate::format::{Format, BF16, E2M1FN, E4M3FN, F16, F32};
+use crate::kernels::lanes::*;
+use crate::kernels::Raw;
 use std::arch::x86_64::*;
 
 type Z = __m512i;
@@ -39,19 +40,18 @@ unsafe fn run<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // SAFETY: forwarded.
-    unsafe { steps::<L, S, D, NT>(src, dst, n) }
+    unsafe { steps::<L, S, D, NT>(src, dst, n, ahead) }
 }
 
 /// The last partial step moved under byte masks, 64 bytes at a time: the
 /// source into the buffer with whole-vector stores, which the step's loads
 /// then take straight from the store buffer. The default's memcpy wrote it
 /// in pieces that a vector load cannot be forwarded from, and waited for
-/// them. A call from C, alternated with the build before: float32 ->
-/// float16 of 33 elements 55 -> 45 ns (32: 40), of 7 66 -> 43; uint8 ->
-/// float32 of 1000 106 -> 86. The caller's side goes through `full`, which
-/// keeps a vector from reaching into another page.
+/// them, which a short call paid for. The caller's side goes through
+/// `full`, which keeps a vector from reaching into another page.
 macro_rules! masked_tail {
     () => {
         #[inline]
@@ -736,9 +736,10 @@ pub unsafe fn run_bf16<S: VSrc<Two>, const SUB: bool, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // SAFETY: forwarded.
-    unsafe { steps::<Two, S, Bf16Ne<SUB>, NT>(src, dst, n) }
+    unsafe { steps::<Two, S, Bf16Ne<SUB>, NT>(src, dst, n, ahead) }
 }
 
 /// bfloat16 codes stored as they are (every source of these lanes is exact).
@@ -821,9 +822,8 @@ fn narrow_two<const FMT: u8, const FOLDED: bool>(x: Two) -> Z {
 /// and a permute in place of two VPMOVWB, two operations each) or 4 (two
 /// VPACKUSWB, a VPMADDUBSW and a permute in place of two VPMADDWD and two
 /// VPMOVDB). One 64-byte store in place of two of 32 also keeps
-/// int8/uint8 at memory speed (float32 -> uint8 at 16 MiB: 5.4 -> 5.8
-/// Gelem/s, numpy's rate). `LANED` words come in `IntOut::laned_words`'
-/// order, which the final permute puts right.
+/// int8/uint8 at memory speed. `LANED` words come in
+/// `IntOut::laned_words`' order, which the final permute puts right.
 ///
 /// # Safety
 /// `p` is writable for `8 * bits` bytes (aligned to 64 when `NT`).
@@ -943,10 +943,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn words(x: Two) -> Z {
-        // For 16 bits too, in place of two VPMOVDW and an insert (`make
-        // bench-levels`, AMD Zen 4, 16384 and 131072 elements: float16 ->
-        // int16 1.39-1.40x, float32 -> int16 1.12-1.14x, -> uint16
-        // 1.03-1.09x).
+        // For 16 bits too, in place of two VPMOVDW and an insert.
         packed2(Self::laned_words(x))
     }
 }
@@ -1016,8 +1013,7 @@ impl<const LO: i32, const HI: i32, const BITS: usize> IntOut<LO, HI, BITS> {
     /// instead (0xFFFF; 2^15, which the sign makes -2^15, or a minimum
     /// 2^15 - 1). Seven operations a 32 into uint16 and eleven into
     /// int16, where the float32 lanes convert each half, clamp, truncate
-    /// and pack. (float16 into uint16 asking "not infinity" in one compare
-    /// measured the same.)
+    /// and pack.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     fn code_words16<const BF: bool>(h: Z) -> Z {

@@ -16,8 +16,9 @@
 
 use super::super::put256;
 use super::full;
-use super::{each, first_lanes, halves, join, map16, packed2, packed4, put512, reg256, Lanes16};
-use crate::ffi::{NX_FLOAT4_E2M1FN, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64};
+use super::{first_lanes, halves, join, map16, packed2, packed4, put512, reg256, Lanes16};
+use crate::codes::{NX_FLOAT4_E2M1FN, NX_INT32, NX_INT64, NX_UINT32, NX_UINT64};
+use crate::kernels::lanes::{each, Fetch};
 use crate::kernels::scalar;
 use crate::table::Dtype;
 use std::arch::x86_64::*;
@@ -128,9 +129,7 @@ pub(super) fn f32_i32<const SIGNED: bool>(x: __m512) -> Z {
         // The conversion gives int32's least value past either end and
         // for a NaN: right below; the NaN lanes zeroed by its mask, the
         // maximum put back above. Four operations in place of five (a
-        // blend more for the NaN lanes): float16 -> int32 1.25-1.31x,
-        // float32 -> int32 1.22x in L1 (`make bench-levels`, 4096 and
-        // 65536 elements).
+        // blend more for the NaN lanes).
         let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x);
         let t = _mm512_maskz_cvttps_epi32(ordered, x);
         let over = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2147483648.0));
@@ -148,8 +147,7 @@ fn f64_i32<const SIGNED: bool>(x: __m512d) -> __m256i {
         // int32's maximum is a float64 (unlike the other bounds here), so a
         // clamp saturates above (VMINPD returns its second operand, x, for
         // a NaN), the conversion's indefinite below, and the NaN lanes are
-        // masked to 0: three operations in place of five (float64 -> int32
-        // 5.9 -> 6.9 Gelem/s in cache).
+        // masked to 0: three operations in place of five.
         let ordered = _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x);
         let x = _mm512_min_pd(_mm512_set1_pd(f64::from(i32::MAX)), x);
         _mm512_maskz_cvttpd_epi32(ordered, x)
@@ -196,9 +194,9 @@ macro_rules! wide {
         /// # Safety
         /// As `super::super::call`'s kernels.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-        pub unsafe fn $name<const NT: bool>(src: *const u8, dst: *mut u8, n: usize) {
+        pub unsafe fn $name<const NT: bool>(src: *const u8, dst: *mut u8, n: usize, ahead: usize) {
             // SAFETY: forwarded.
-            unsafe { map16::<$i, $o, 2, NT>(src, dst, n, $f) }
+            unsafe { map16::<$i, $o, 2, NT>(src, dst, n, $f, ahead) }
         }
     };
 }
@@ -259,9 +257,6 @@ fn f16s(x: Z) -> __m256i {
     _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_castsi512_ps(x))
 }
 
-// 32-bit integers -> float64, exactly.
-wide!(i32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepi32_pd(h)))));
-wide!(u32_to_f64, Z => Q16, |x: Z| Q16(halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepu32_pd(h)))));
 // Integers among themselves, saturated.
 wide!(i64_to_i32, Q16 => Z, |x: Q16| join(_mm512_cvtsepi64_epi32(x.0[0]), _mm512_cvtsepi64_epi32(x.0[1])));
 wide!(i64_to_u32, Q16 => Z, |x: Q16| {
@@ -337,20 +332,8 @@ wide!(c128_to_u32, C16 => Z, |x: C16| {
 });
 // The 32- and 64-bit integers -> complex128 (exact from 32 bits, rounded
 // once from 64) and the 64-bit ones -> complex64 (rounded once).
-wide!(i32_to_c128, Z => C16, |x: Z| {
-    let [a, b] = halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepi32_pd(h)));
-    c16(a, b)
-});
-wide!(u32_to_c128, Z => C16, |x: Z| {
-    let [a, b] = halves(x).map(|h| _mm512_castpd_si512(_mm512_cvtepu32_pd(h)));
-    c16(a, b)
-});
 wide!(i64_to_c128, Q16 => C16, |x: Q16| {
     let [a, b] = x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepi64_pd(v)));
-    c16(a, b)
-});
-wide!(u64_to_c128, Q16 => C16, |x: Q16| {
-    let [a, b] = x.0.map(|v| _mm512_castpd_si512(_mm512_cvtepu64_pd(v)));
     c16(a, b)
 });
 // A float32 zero-extended to a quadword is a complex64 with a +0
@@ -413,10 +396,11 @@ pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     // Each closure reads the plan as a constant of its own (captured, it
     // would be a value the closure reads, and LLVM, seeing every width's
-    // code in it, no longer inlined it: 0.2-0.5x).
+    // code in it, no longer inlines it).
     let Narrowing { w, db, .. } = const { narrowing(S, D) };
     // float4_e2m1fn's codes by the clamped integers' low nibbles.
     let e2m1 = D == NX_FLOAT4_E2M1FN;
@@ -509,13 +493,12 @@ pub unsafe fn narrow_ints<const S: i32, const D: i32, const NT: bool>(
         reg256(_mm512_cvtepi16_epi8(super::pair_nibbles(b)))
     };
     let sb = w / 8;
-    let fetch = super::super::Fetch::of::<NT>();
     each(
         n,
         64,
         64,
+        Fetch::new::<NT>(src, 8 * sb, ahead),
         |i| {
-            fetch.ahead(src.wrapping_add(sb * i), sb * 64);
             // SAFETY: elements i .. i + 64 are within n (`sb` vectors of
             // 64 bytes); their `db` * 8 bytes out, from a multiple of as
             // many from the destination.

@@ -1,18 +1,17 @@
-//! Kernels as a source decoder and a destination encoder that meet in
-//! lanes, 32 elements a step: the dtypes' markers (`F16In`, `NarrowOut`,
-//! ...), what each side is (`Side`), the two traits each level implements
-//! for its lanes (`VSrc`, `VDst`: `avx2.rs` in float32 lanes of 256-bit
-//! vectors, `avx512/steps.rs` in 512-bit ones, and both in float16 codes
-//! where float16 and the float8 formats meet, AVX-512 in bfloat16 codes
-//! too), and the step loop they share.
+//! The lanes framework, shared by every architecture: a kernel as a source
+//! decoder and a destination encoder that meet in lanes, 32 elements a
+//! step. The dtypes' markers (`F16In`, `NarrowOut`, ...) name conversions,
+//! not instructions: `F64Fold<40>` is "float64 with the sticky bit folded at
+//! bit 40, truncated to float32" on every level, so the levels' kernels for
+//! one pair compute the same thing, which the kernel tests hold to the
+//! scalar reference. Each level implements `VSrc` and `VDst` for its lane
+//! type (x86: `avx2.rs`, `avx512/steps.rs`).
 //!
-//! A marker names a conversion, not an instruction sequence: `F64Fold<40>`
-//! is "float64 with the sticky bit folded at bit 40, truncated to float32"
-//! at every level, so the levels' kernels for one pair compute the same
-//! thing, which the kernel tests hold to the scalar reference.
+//! `each` is the one loop of every kernel: whole steps, the source
+//! prefetched ahead when a streamed call asks, then the last partial step.
 
-use super::{Raw, DAZ, FTZ, MXCSR_RN};
-use crate::ffi::*;
+use super::Raw;
+use crate::codes::*;
 use crate::format::{Format, E2M1FN};
 use crate::table::Dtype;
 use std::mem::MaybeUninit;
@@ -20,16 +19,39 @@ use std::mem::MaybeUninit;
 /// Elements a step.
 pub(crate) const STEP: usize = 32;
 
-/// MXCSR bits on top of `MXCSR_RN` for round toward zero.
-pub(crate) const TOWARD_ZERO: u32 = 3 << 13;
+/// What a kernel's float instructions need from the floating-point
+/// environment beyond the default (round to nearest-even, subnormals kept,
+/// every exception masked). Each architecture turns it into its own control
+/// register (`x86::mxcsr`), so that the caller's environment changes no
+/// result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fp(u8);
+
+impl Fp {
+    pub const DEFAULT: Fp = Fp(0);
+    /// Round toward zero (the sources rounded to odd).
+    pub const TOWARD_ZERO: Fp = Fp(1);
+    /// Subnormal inputs and results may be flushed to zero: only where
+    /// they round to a zero of their sign anyway (`NarrowOut`), and it
+    /// spares the slow path such values take on x86.
+    pub const FLUSH: Fp = Fp(2);
+
+    pub const fn with(self, other: Fp) -> Fp {
+        Fp(self.0 | other.0)
+    }
+
+    pub const fn has(self, other: Fp) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
 
 /// One side of a conversion: its dtype code, bits per element (the
-/// dtype's, from the table), and the MXCSR bits its conversions need on top
-/// of `MXCSR_RN` (`TOWARD_ZERO`, `FTZ`, `DAZ`).
+/// dtype's, from the table), and what its conversions need of the
+/// floating-point environment.
 pub trait Side {
     const DT: i32;
     const BITS: usize = dtype_bits(Self::DT);
-    const ENV: u32 = 0;
+    const FP: Fp = Fp::DEFAULT;
 }
 
 /// The bits of the dtype whose code is `dt`.
@@ -70,8 +92,8 @@ pub trait VDst<L>: Side {
     /// Two steps, `x1`'s elements after `x0`'s: for encoders that pack two
     /// steps' results in fewer operations than one each (`PAIRED`). The
     /// default is never called by the step loop: it would keep `put` from
-    /// being inlined (this body has no CPU features), which halved the
-    /// light pairs (int8 -> bit 42 -> 21 Gelem/s).
+    /// being inlined (this body has no CPU features), which halves the
+    /// light pairs.
     ///
     /// # Safety
     /// As `put`, for two steps (`p` aligned to the smaller of their width
@@ -91,9 +113,8 @@ pub trait VDst<L>: Side {
 /// `#[target_feature]` function).
 pub trait Lanes: Sized {
     /// Steps a loop iteration: two where the level has registers for two
-    /// steps in flight (AVX-512's 32; measured 1.1-1.4x on the light pairs
-    /// in cache), else one (AVX2's 16: two steps of the heavier decoders
-    /// spill, 10-14% slower).
+    /// steps in flight (AVX-512's 32), else one (AVX2's 16: two steps of
+    /// the heavier decoders spill).
     const UNROLL: usize;
     fn raw<S: VSrc<Self>, D: VDst<Self>, const NT: bool>() -> Raw;
 
@@ -124,36 +145,98 @@ pub trait Lanes: Sized {
     }
 }
 
-/// The MXCSR a kernel from `S` to `D` runs under.
-pub const fn env<S: Side, D: Side>() -> u32 {
-    MXCSR_RN | S::ENV | D::ENV
+/// The environment a kernel from `S` to `D` runs under.
+pub const fn fp<S: Side, D: Side>() -> Fp {
+    S::FP.with(D::FP)
 }
 
-/// Converts `n` elements: whole steps in place, the last partial step
-/// as the last STEP elements (some converted twice) where there is a whole
-/// step before it, else through stack buffers (reading and writing only
-/// the caller's bytes).
+/// Software prefetch of a kernel's source for `each`: the bytes a step
+/// reads, `ahead` bytes past them (none when `ahead` is 0: every call but
+/// a streamed one that found it paying, `driver::streamed`).
+#[derive(Clone, Copy)]
+pub struct Fetch {
+    src: *const u8,
+    bits: usize,
+    ahead: usize,
+}
+
+impl Fetch {
+    /// For a source at `src` of `bits` per element; `NT`: the kernel's
+    /// non-temporal form, the only one that prefetches.
+    #[inline(always)]
+    pub fn new<const NT: bool>(src: *const u8, bits: usize, ahead: usize) -> Fetch {
+        let ahead = if NT { ahead } else { 0 };
+        Fetch { src, bits, ahead }
+    }
+
+    /// No prefetch.
+    pub const NONE: Fetch = Fetch {
+        src: std::ptr::null(),
+        bits: 0,
+        ahead: 0,
+    };
+
+    #[inline(always)]
+    fn step(self, i: usize, g: usize) {
+        if self.ahead > 0 {
+            let p = self
+                .src
+                .wrapping_add(i * self.bits / 8)
+                .wrapping_add(self.ahead);
+            for o in (0..g * self.bits / 8).step_by(64) {
+                <super::Native as super::Arch>::prefetch(p.wrapping_add(o));
+            }
+        }
+    }
+}
+
+/// The loop of every kernel: `step(i)` converts elements `i .. i + g`
+/// (whole vectors), then `part(i, left)` the rest, `t` elements at a time,
+/// `left` of them (at most `t`) in the call's range.
+#[inline(always)]
+pub fn each(
+    n: usize,
+    g: usize,
+    t: usize,
+    fetch: Fetch,
+    mut step: impl FnMut(usize),
+    mut part: impl FnMut(usize, usize),
+) {
+    let mut i = 0;
+    while i + g <= n {
+        fetch.step(i, g);
+        step(i);
+        i += g;
+    }
+    while i < n {
+        part(i, (n - i).min(t));
+        i += t;
+    }
+}
+
+/// The lanes kernel from `S` to `D`: `UNROLL` steps at a time, then single
+/// steps; the last partial step as the last STEP elements again (some
+/// converted twice, the same bytes) where there is a whole step before it,
+/// else through stack buffers (reading and writing only the caller's
+/// bytes).
 ///
 /// # Safety
-/// As `super::call`'s kernels: `src` readable for ceil(n * S::BITS / 8)
-/// bytes, `dst` writable for ceil(n * D::BITS / 8) (64-byte aligned when
-/// `NT`), the CPU and MXCSR as `VSrc::get`.
+/// As `Raw`: `src` readable for ceil(n * S::BITS / 8) bytes, `dst` writable
+/// for ceil(n * D::BITS / 8) (64-byte aligned when `NT`), the CPU and the
+/// floating-point environment as `VSrc::get`.
 #[inline(always)]
 pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
     src: *const u8,
     dst: *mut u8,
     n: usize,
+    ahead: usize,
 ) {
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
-    let full = n / STEP;
-    let whole = full / L::UNROLL * L::UNROLL;
-    let fetch = super::Fetch::of::<NT>();
-    for g in 0..full / L::UNROLL {
-        let k = g * L::UNROLL;
-        fetch.ahead(src.wrapping_add(k * sb), L::UNROLL * sb);
-        // SAFETY: steps k .. k + UNROLL lie within the first n elements
-        // of both arrays, at a multiple of their width from the (aligned,
-        // when NT) start; k of twice their width where UNROLL is 2.
+    let fetch = Fetch::new::<NT>(src, S::BITS, ahead);
+    let whole = |k: usize| {
+        // SAFETY: steps k .. k + UNROLL lie within the first n elements of
+        // both arrays, at a multiple of their width from the (aligned, when
+        // NT) start; k of twice their width where UNROLL is 2.
         unsafe {
             if L::UNROLL == 2 && D::PAIRED {
                 let x = S::get(src.add(k * sb));
@@ -164,45 +247,53 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
                 }
             }
         }
-    }
-    for j in whole..full {
-        // SAFETY: as above.
-        unsafe { D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db)) }
-    }
-    let rest = n - full * STEP;
-    // Whether the last STEP elements start on whole bytes of both sides
-    // (as n's end does: STEP is a multiple of 8).
-    let bytes = (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8);
-    if rest > 0 && full > 0 && bytes {
-        // The last STEP elements as one more step, over some already
-        // converted (the same bytes again: source and destination never
-        // overlap), in place of the stack buffers below, whose copies a
-        // vector load cannot be forwarded from.
-        let j = n - STEP;
-        // SAFETY: elements j .. n lie within both arrays, on whole bytes.
-        unsafe { D::put::<false>(S::get(src.add(j * S::BITS / 8)), dst.add(j * D::BITS / 8)) }
-    } else if rest > 0 {
-        // A step of the widest dtype, complex128 (a build error past it).
-        const { assert!(S::BITS <= 128 && D::BITS <= 128) };
-        // Only the step's bytes are initialised (the source's rest zeroed,
-        // the destination written by `put`), not the whole buffers of 512
-        // bytes: zeroing both took 7% of a call of 16 elements.
-        let mut sbuf = [MaybeUninit::<u8>::uninit(); STEP * 16];
-        let mut dbuf = [MaybeUninit::<u8>::uninit(); STEP * 16];
-        let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
-        let (s, d) = (
-            sbuf.as_mut_ptr().cast::<u8>(),
-            dbuf.as_mut_ptr().cast::<u8>(),
-        );
-        // SAFETY: sl and dl bytes remain in the caller's arrays past the
-        // whole steps; the buffers hold a step of any width, and `get`
-        // reads sb bytes of `sbuf` (all written here: sl <= sb), `put`
-        // writes db of `dbuf`, of which dl <= db are copied out.
-        unsafe {
-            L::tail_in(src.add(full * sb), s, sl, sb);
-            D::put::<false>(S::get(s), d);
-            L::tail_out(d, dst.add(full * db), dl);
+    };
+    let last = |i: usize, rest: usize| {
+        if rest == STEP {
+            // SAFETY: as above, one step.
+            unsafe { D::put::<NT>(S::get(src.add(i / STEP * sb)), dst.add(i / STEP * db)) };
+        } else if n >= STEP && (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8) {
+            // The last STEP elements as one step, in place of the stack
+            // buffers below, whose copies a vector load cannot be
+            // forwarded from.
+            let j = n - STEP;
+            // SAFETY: elements j .. n lie within both arrays, on whole bytes.
+            unsafe { D::put::<false>(S::get(src.add(j * S::BITS / 8)), dst.add(j * D::BITS / 8)) }
+        } else {
+            // SAFETY: `rest` elements remain past i, on whole bytes.
+            unsafe { tail::<L, S, D>(src.add(i * S::BITS / 8), dst.add(i * D::BITS / 8), rest) }
         }
+    };
+    each(n, STEP * L::UNROLL, STEP, fetch, |i| whole(i / STEP), last);
+}
+
+/// A partial step of `rest` elements through stack buffers.
+///
+/// # Safety
+/// `src` readable for the `rest` elements' bytes, `dst` writable for
+/// theirs; the CPU and environment as `VSrc::get`.
+#[inline(always)]
+unsafe fn tail<L: Lanes, S: VSrc<L>, D: VDst<L>>(src: *const u8, dst: *mut u8, rest: usize) {
+    // A step of the widest dtype, complex128 (a build error past it).
+    const { assert!(S::BITS <= 128 && D::BITS <= 128) };
+    let (sb, _) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
+    // Only the step's bytes are initialised (the source's rest zeroed, the
+    // destination written by `put`), not the whole buffers.
+    let mut sbuf = [MaybeUninit::<u8>::uninit(); STEP * 16];
+    let mut dbuf = [MaybeUninit::<u8>::uninit(); STEP * 16];
+    let (sl, dl) = ((rest * S::BITS).div_ceil(8), (rest * D::BITS).div_ceil(8));
+    let (s, d) = (
+        sbuf.as_mut_ptr().cast::<u8>(),
+        dbuf.as_mut_ptr().cast::<u8>(),
+    );
+    // SAFETY: sl and dl bytes remain in the caller's arrays; the buffers
+    // hold a step of any width, and `get` reads sb bytes of `sbuf` (all
+    // written here: sl <= sb), `put` writes db of `dbuf`, of which dl <= db
+    // are copied out.
+    unsafe {
+        L::tail_in(src, s, sl, sb);
+        D::put::<false>(S::get(s), d);
+        L::tail_out(d, dst, dl);
     }
 }
 
@@ -296,13 +387,13 @@ macro_rules! side {
     ($t:ident<$g:ident>, $dt:expr $(, $env:expr)?) => {
         impl<const $g: bool> Side for $t<$g> {
             const DT: i32 = $dt;
-            $(const ENV: u32 = $env;)?
+            $(const FP: Fp = $env;)?
         }
     };
     ($t:ty, $dt:expr $(, $env:expr)?) => {
         impl Side for $t {
             const DT: i32 = $dt;
-            $(const ENV: u32 = $env;)?
+            $(const FP: Fp = $env;)?
         }
     };
 }
@@ -384,7 +475,7 @@ pub struct F64Odd<const C: bool = false>;
 side!(
     F64Odd<C>,
     if C { NX_COMPLEX128 } else { NX_FLOAT64 },
-    TOWARD_ZERO
+    Fp::TOWARD_ZERO
 );
 
 /// float64 -> float32 bits that round into the destination as float64
@@ -423,7 +514,7 @@ side!(
 pub struct F64Fold<const B: u32, const C: bool = false>;
 impl<const B: u32, const C: bool> Side for F64Fold<B, C> {
     const DT: i32 = if C { NX_COMPLEX128 } else { NX_FLOAT64 };
-    const ENV: u32 = TOWARD_ZERO;
+    const FP: Fp = Fp::TOWARD_ZERO;
 }
 
 /// int32 and uint32 (`SIGNED`), rounded to nearest-even (VCVTDQ2PS): for
@@ -439,7 +530,7 @@ pub struct I32Odd<const SIGNED: bool>;
 side!(
     I32Odd<SIGNED>,
     if SIGNED { NX_INT32 } else { NX_UINT32 },
-    TOWARD_ZERO
+    Fp::TOWARD_ZERO
 );
 
 /// int64 and uint64 rounded to odd in float32 (as `I32Odd`).
@@ -447,7 +538,7 @@ pub struct I64Odd<const SIGNED: bool>;
 side!(
     I64Odd<SIGNED>,
     if SIGNED { NX_INT64 } else { NX_UINT64 },
-    TOWARD_ZERO
+    Fp::TOWARD_ZERO
 );
 
 /// complex64's real parts (exact): what a complex64 converts to, but for
@@ -506,12 +597,11 @@ side!(Bf16Top, NX_BFLOAT16);
 /// that scales float32 into float16's range falls below float32's normals,
 /// and a float32 below them is, only where the code rounds to a zero of x's
 /// sign anyway. Without them, such a product or factor takes a slow path
-/// (a microcode assist) for its whole vector: float32 -> float8_e4m3fn of
-/// float32 subnormals ran at 0.18 Gelem/s, against 5.1 for values near 1.
+/// on x86 (a microcode assist) for its whole vector, twenty times slower.
 pub struct NarrowOut<const FMT: u8, const FOLDED: bool = false>;
 impl<const FMT: u8, const FOLDED: bool> Side for NarrowOut<FMT, FOLDED> {
     const DT: i32 = NX_FLOAT8_E4M3FN + FMT as i32;
-    const ENV: u32 = FTZ | DAZ;
+    const FP: Fp = Fp::FLUSH;
 }
 
 /// `NarrowOut`'s formats by number (a const generic cannot be a `Format`).
