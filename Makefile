@@ -82,7 +82,7 @@ test-c: lib
 test-python: lib
 	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) -m pytest -q tests/python
 
-# Issue-specific rules (kernels, printing, OCaml, ...) add to TEST_TARGETS.
+# Each part's rules (kernels, printing, OCaml, ...) add to TEST_TARGETS.
 TEST_TARGETS := lint test-rust check-header test-c test-python
 -include $(sort $(wildcard mk/*.mk))
 

@@ -1,16 +1,17 @@
 """make bench: nx_convert (through ctypes on numpy arrays) against memcpy of
 the same bytes, numpy and ml_dtypes, same sizes, same run, one thread.
-Writes a markdown table to the path given (bench/results/convert.md)."""
+Writes a markdown table to the path given (bench/results/convert.md) and
+writes what BENCHMARKS.md shows of it beside (convert_report.py)."""
 
 import ctypes
 import os
-import platform
 import sys
 
 import ml_dtypes
 import numpy as np
+import convert_report
 from targets import LISTED_FLOAT, LISTED_INT, SIZES, report, size_label
-from timing import best_times
+from timing import best_times, host
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
 # Arguments are built once as ctypes objects and the call has no argtypes:
@@ -47,13 +48,13 @@ PAIRS = [("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16")
          ("float8_e5m2", "float32"), ("float32", "float4_e2m1fn"), ("float4_e2m1fn", "float32"),
          ("float64", "float32"), ("float32", "float64"), ("float64", "float16"), ("float64", "bfloat16"),
          ("float64", "float8_e4m3fn"), ("float64", "float4_e2m1fn"), ("int8", "float32"), ("float32", "int8")]
-# The rest of the issue's list: float64 -> float8_e5m2, float16/bfloat16 <-> float8, and the small
+# The rest of the listed pairs (targets.py): float64 -> float8_e5m2, float16/bfloat16 <-> float8, and the small
 # integers <-> float32/float16/bfloat16.
 PAIRS += [("float64", "float8_e5m2")]
 PAIRS += [(a, b) for h in ("float16", "bfloat16") for f in ("float8_e4m3fn", "float8_e5m2") for a, b in ((h, f), (f, h))]
 PAIRS += [(a, b) for i in ("int8", "uint8", "int4", "uint4") for f in ("float32", "float16", "bfloat16")
           for a, b in ((i, f), (f, i)) if (i, f) != ("int8", "float32")]
-# Beyond the issue's list: 16-bit floats quantized to float4 (as model weights are), and pairs numpy
+# Beyond the listed pairs: 16-bit floats quantized to float4 (as model weights are), and pairs numpy
 # users move, numpy's own dtypes (so numpy is the comparison).
 PAIRS += [("bfloat16", "float4_e2m1fn"), ("float16", "float4_e2m1fn")]
 PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "float64"),
@@ -62,7 +63,7 @@ PAIRS += [("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("in
           ("float64", "bool"), ("bool", "float32")]
 # Among the float8 and float4 formats (by table lookup where AVX512-VBMI is), against ml_dtypes.
 PAIRS += [("float8_e4m3fn", "float8_e5m2"), ("float8_e4m3fn", "float4_e2m1fn")]
-assert set(LISTED_FLOAT + LISTED_INT) <= set(PAIRS), "a pair the issue lists is not benchmarked"
+assert set(LISTED_FLOAT + LISTED_INT) <= set(PAIRS), "a listed pair is not benchmarked"
 
 
 def make_source(name, n, rng):
@@ -157,7 +158,7 @@ def main(out_path):
             del src, packed, out
     with open(out_path, "w") as f:
         f.write(f"# Bulk conversion: nx_convert vs memcpy, numpy, ml_dtypes\n\n")
-        f.write(f"`make bench`, one thread, level `{isa}` ({platform.processor() or platform.machine()}), "
+        f.write(f"`make bench`, one thread, level `{isa}`, {host()}, "
                 f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}. Source: standard normal values "
                 f"(random integers for the integer sources). GB/s counts bytes read + written; \"x memcpy\" is memcpy's time "
                 f"for the same number of bytes moved (half read, half written) over ours, memcpy being the "
@@ -180,6 +181,7 @@ def main(out_path):
                     f"{xw:.2f} | {r['other']} | {gt:.3f} | {sp:.1f}x |\n")
         f.write("\n" + "\n".join(report(timed, cost_ours)) + "\n")
     print("wrote", out_path)
+    convert_report.main(out_path)
 
 
 if __name__ == "__main__":

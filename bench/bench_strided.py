@@ -6,11 +6,10 @@ given (bench/results/strided_numpy.md)."""
 import ctypes
 import math
 import os
-import platform
 import sys
 
 import numpy as np
-from timing import best_times
+from timing import best_times, host
 
 lib = ctypes.CDLL(os.environ["NX_DTYPE_LIB"])
 lib.nx_convert_strided.restype = ctypes.c_int32
@@ -71,8 +70,8 @@ def main(out_path):
     geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
     with open(out_path, "w") as f:
         f.write("# Strided conversion: nx_convert_strided vs numpy copyto\n\n")
-        f.write(f"`make bench-strided`, one thread, level `{lib.nx_kernel_isa().decode()}` "
-                f"({platform.machine()}), numpy {np.__version__}. Strides in elements (a view's "
+        f.write(f"`make bench-strided`, one thread, level `{lib.nx_kernel_isa().decode()}`, "
+                f"{host()}, numpy {np.__version__}. Strides in elements (a view's "
                 "`[::k]`); the other side contiguous unless given; each cell the best of 5 batches "
                 "of about 0.05 s, ours and numpy's in turn. Speedup: numpy's time over ours. "
                 f"Geometric mean {geo:.2f}x over {len(ratios)} cells; {below} below 1.0x.\n\n")

@@ -1,6 +1,7 @@
-"""The issue's performance targets, tallied from one `make bench` run, with
-the bound that limits each missed cell. Used by bench_convert.py; its
-logic is tested by tests/python/test_bench_targets.py.
+"""The performance targets of the bulk conversions (BENCHMARKS.md), tallied
+from one `make bench` run, with the bound that limits each missed cell.
+Used by bench_convert.py; its logic is tested by
+tests/python/test_bench_targets.py.
 
 A row is a dict: the pair (`s`, `d`), `size` (source bytes) and the best
 times in seconds of the same run: `ours`, `memcpy` (the same bytes moved),
@@ -10,7 +11,7 @@ ours that converts nothing costs through ctypes in that run."""
 
 import math
 
-# The pairs the issue lists. Its 1.0x / 0.5x memcpy targets name the float
+# The pairs the targets list. The 1.0x / 0.5x memcpy targets name the float
 # pairs; the integer pairs are tallied against the same figures apart.
 LISTED_FLOAT = [
     ("float32", "float16"), ("float16", "float32"), ("float32", "bfloat16"), ("bfloat16", "float32"),

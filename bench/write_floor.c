@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   size_t n = (size_t)(argc > 1 ? atol(argv[1]) : 16) << 20; /* source bytes */
   /* In huge pages where the kernel grants them, as numpy's large arrays
    * are (`make bench`'s buffers): in 4 KiB pages the ordinary stores
-   * wrote a quarter slower here (20.7-21.5 against 26.2-29.5 GB/s). */
+   * write markedly slower, which would not be the floor make bench meets. */
   unsigned char *buf[2];
   size_t len[2] = {n, 2 * n};
   for (int k = 0; k < 2; k++) {

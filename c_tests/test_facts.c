@@ -17,7 +17,7 @@ struct expect {
   double max_finite;
 };
 
-/* The spec's table (ABI.md codes, the seed's formats). */
+/* The dtype table (docs/ABI.md's codes, the formats of ocaml/nx_array.mli). */
 static const struct expect EXPECT[NX_DTYPE_COUNT] = {
     {NX_FLOAT64, "float64", 64, NX_KIND_FLOAT, 11, 52, 1023, 1, 1, DBL_MAX},
     {NX_FLOAT32, "float32", 32, NX_KIND_FLOAT, 8, 23, 127, 1, 1, FLT_MAX},
@@ -141,7 +141,7 @@ static void test_facts(void) {
 }
 
 static void test_exact(void) {
-  /* The seed's sentences and SEMANTICS.md's consequences. */
+  /* nx_array.mli's sentences on `exact` and docs/SEMANTICS.md's consequences. */
   CHECK(nx_dtype_exact(NX_INT8, NX_BFLOAT16) == 1);
   CHECK(nx_dtype_exact(NX_INT16, NX_FLOAT32) == 1);
   CHECK(nx_dtype_exact(NX_INT32, NX_FLOAT64) == 1);

@@ -1,5 +1,6 @@
-/* Printing (nx_format, nx_format_f64): snprintf's contract, the seed's
- * examples, and the errors, in their order. */
+/* Printing (nx_format, nx_format_f64): snprintf's contract, the examples
+ * of pp_value's documentation (ocaml/nx_array.mli), and the errors, in
+ * their order. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static int all(const char *p, size_t len, char c) {
 }
 
 int main(void) {
-  /* The seed's examples. */
+  /* pp_value's documented examples. */
   CHECK(prints(NX_FLOAT32, (double)0.1f, "0.1"));
   CHECK(prints(NX_FLOAT16, 65504.0, "65500"));
   CHECK(prints(NX_FLOAT8_E4M3FN, 448.0, "450"));

@@ -8,7 +8,7 @@
 
 static const char *KINDS[] = {"float", "complex", "signed", "unsigned", "boolean"};
 
-/* Print one element of dt as the library does (the seed's pp_value). */
+/* Print one element of dt as the library does (pp_value, docs/SEMANTICS.md). */
 static const char *show(int32_t dt, const void *elem, char *buf, size_t cap) {
   if (nx_format(dt, elem, buf, cap) < 0) return "?";
   return buf;

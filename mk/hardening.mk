@@ -1,4 +1,4 @@
-# Hardening (issue: hardening): sanitizers, valgrind, ThreadSanitizer, the
+# Hardening: sanitizers, valgrind, ThreadSanitizer, the
 # unsafe-code fence, and the cargo-fuzz targets. The guard-page and thread
 # tests (c_tests/test_guard.c, c_tests/test_threads.c) are ordinary C tests,
 # so `make test-c` runs them too; here they run again under the tools.

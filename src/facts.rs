@@ -20,7 +20,7 @@ fn ints_exact(m: i128, b: Format) -> bool {
     m <= 1i128 << (b.fraction_bits + 1) && (m as f64) <= b.max_finite()
 }
 
-/// The seed's `exact a b`: every value of `a` is a value of `b`.
+/// `exact a b` (ocaml/nx_array.mli): every value of `a` is a value of `b`.
 pub fn exact(a: Dtype, b: Dtype) -> bool {
     use Class::*;
     match (a.class(), b.class()) {

@@ -1,6 +1,6 @@
 //! Every fact derived from the table, checked against an independent source:
 //! brute force over the format's bit patterns, Rust's own f32/f64
-//! constants, and the definitions in the seed.
+//! constants, and the definitions in ocaml/nx_array.mli.
 
 use nx_dtype::facts::{exact, extreme};
 use nx_dtype::format::{Format, F32, F64};
@@ -180,7 +180,7 @@ fn float_facts_by_brute_force() {
             d.name()
         );
     }
-    // The seed's figures.
+    // The figures nx_array.mli states.
     assert_eq!(
         dt("float8_e4m3fn").float_format().unwrap().max_finite(),
         448.0
@@ -298,7 +298,7 @@ fn exact_by_definition_for_small_sources() {
 #[test]
 fn exact_for_wide_sources() {
     let t = |a: &str, b: &str| exact(dt(a), dt(b));
-    // The seed's sentences.
+    // The sentences of nx_array.mli on `exact`.
     assert!(t("int8", "bfloat16") && t("int16", "float32") && t("int32", "float64"));
     assert!(
         !Dtype::all().any(|b| b != dt("int64") && t("int64", b.name()) && b.kind() != Kind::Signed)

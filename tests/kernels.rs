@@ -809,7 +809,8 @@ fn tails_beside_page_boundaries() {
     }
 }
 
-/// Every level has SIMD kernels for the pairs the issue lists.
+/// Every level has SIMD kernels for the pairs the performance targets list
+/// (bench/targets.py).
 #[test]
 fn simd_kernels_cover_the_listed_pairs() {
     for isa in levels().into_iter().filter(|&i| i != Isa::Scalar) {

@@ -1,4 +1,4 @@
-//! Stores: the seed's examples, double-rounding traps, and every rounding
+//! Stores: the documented examples, double-rounding traps, and every rounding
 //! boundary of every float format of at most 16 bits, judged by an exact
 //! reference written here (rationals as i128 numerator over a power of two).
 

@@ -1,4 +1,4 @@
-//! Bulk conversion at the C boundary (ABI.md, "Bulk conversion"; issue 4).
+//! Bulk conversion at the C boundary (docs/ABI.md, "Bulk conversion").
 //! Thin: check the arguments in the ABI's order, turn the two spans into
 //! slices, and let `kernels` do the work.
 

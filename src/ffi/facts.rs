@@ -1,4 +1,4 @@
-//! Facts and scalar stores (ABI.md, "Facts" and "Scalars").
+//! Facts and scalar stores (docs/ABI.md, "Facts" and "Scalars").
 
 use super::*;
 use crate::facts::{exact, extreme};
@@ -206,8 +206,8 @@ pub unsafe extern "C" fn nx_dtype_bytes(dt: i32, n: i64, out: *mut i64) -> i32 {
     })
 }
 
-/// 1 if every value of `from` is a value of `to` (the seed's `exact`), else
-/// 0; NX_ERR_DTYPE for a bad code.
+/// 1 if every value of `from` is a value of `to` (`exact` in
+/// ocaml/nx_array.mli), else 0; NX_ERR_DTYPE for a bad code.
 #[no_mangle]
 pub extern "C" fn nx_dtype_exact(from: i32, to: i32) -> i32 {
     guard(NX_ERR_INTERNAL, || match (dtype(from), dtype(to)) {
@@ -291,9 +291,10 @@ pub unsafe extern "C" fn nx_dtype_max_value(dt: i32, elem: *mut c_void) -> i32 {
     unsafe { write_out(dt, elem, |d| extreme(d, true).ok_or(NX_ERR_KIND)) }
 }
 
-/// Stores the double `x` into one element of `dt` at `elem` (the seed's
-/// of_float): floats round once to nearest, ties to even; integers
-/// truncate and saturate (NaN gives 0); complex gets (x, +0); booleans x != 0.
+/// Stores the double `x` into one element of `dt` at `elem` (`of_float` in
+/// ocaml/nx_array.mli): floats round once to nearest, ties to even;
+/// integers truncate and saturate (NaN gives 0); complex gets (x, +0);
+/// booleans x != 0.
 ///
 /// # Safety
 /// `elem` is NULL or points to `nx_dtype_bytes(dt, 1)` writable bytes.

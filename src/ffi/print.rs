@@ -1,5 +1,5 @@
-//! Printing at the C boundary (ABI.md, "Printing"): the seed's pp_value with
-//! snprintf's contract.
+//! Printing at the C boundary (docs/ABI.md, "Printing"): pp_value
+//! (docs/SEMANTICS.md) with snprintf's contract.
 
 use super::*;
 use crate::print::{format_elem, format_f64, PrintError, FORMAT_MAX};
@@ -33,7 +33,7 @@ unsafe fn emit(text: &[u8; FORMAT_MAX], len: usize, buf: *mut c_char, cap: usize
 }
 
 /// Formats one element of dtype `dt` at `elem` (nx_dtype_bytes(dt, 1) bytes;
-/// a sub-byte element in the low bits of `elem[0]`) as the seed's pp_value:
+/// a sub-byte element in the low bits of `elem[0]`) as pp_value does:
 /// floats as the shortest decimal that reads back as the same value of the
 /// format ("0.1", "65500", "1e+16", "2e-05"), "nan", "inf", "-inf", "-0";
 /// integers in decimal (unsigned ones unsigned); complex as "0.5-2i";

@@ -1,5 +1,5 @@
 """An exact-rational reference for stores into float formats, written from
-the seed's Stores rule with Python's fractions (nothing from the library).
+the Stores rule of ocaml/nx_array.mli with Python's fractions (nothing from the library).
 
 A format is (exponent_bits, fraction_bits, bias, specials) with specials one
 of "ieee", "fn_nan" (one NaN per sign, no infinity) or "finite"."""

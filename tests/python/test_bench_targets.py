@@ -1,6 +1,6 @@
-"""bench/targets.py, the tally of `make bench` against the issue's targets:
-its thresholds, its ceilings and which cells each target covers, on rows
-made up here (no library needed)."""
+"""bench/targets.py, the tally of `make bench` against the performance
+targets (BENCHMARKS.md): its thresholds, its ceilings and which cells each
+target covers, on rows made up here (no library needed)."""
 import sys
 from pathlib import Path
 
@@ -23,7 +23,7 @@ def line(lines, start):
     return hits[0]
 
 
-def test_listed_pairs_are_the_issues():
+def test_listed_pairs_are_the_targets():
     # float32 <-> 5 formats, float64 <-> float32, float64 -> 5 narrower, float16/bfloat16 <-> 2 float8s.
     assert len(targets.LISTED_FLOAT) == 10 + 2 + 5 + 8 == len(set(targets.LISTED_FLOAT))
     assert len(targets.LISTED_INT) == 4 * 3 * 2 == len(set(targets.LISTED_INT))
