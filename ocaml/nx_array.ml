@@ -360,3 +360,65 @@ module Dtype = struct
   let float_formats = Array.init (Array.length some_any) float_format_stub
   let float_format (dt : (float, _) t) = Array.unsafe_get float_formats (code dt)
 end
+
+(* Whole arrays through nx_convert (nx_dtype_stubs.c): the stub checks the
+   count and both sizes before the library runs, and releases the runtime
+   lock while it does, above a size; this side maps kinds to codes, checks
+   dimensions and words the errors. *)
+module Convert = struct
+  type buffer = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+  external convert_buffer : int -> buffer -> int -> buffer -> int -> int = "nx_ml_convert"
+
+  external convert_genarray :
+    int -> ('a, 'b, 'l) Bigarray.Genarray.t -> int -> ('c, 'd, 'l) Bigarray.Genarray.t -> int -> int
+    = "nx_ml_convert"
+
+  external status_message : int -> string = "nx_ml_status_message"
+
+  (* The stub's own statuses (ML_* in nx_dtype_stubs.c). *)
+  let negative_count = 1
+  let src_short = 2
+  let dst_short = 3
+
+  let fail fn fmt = Printf.ksprintf (fun s -> invalid_arg ("Nx_array.Convert." ^ fn ^ ": " ^ s)) fmt
+
+  let library_error fn st = fail fn "%s" (status_message st)
+
+  let buffer a (src : buffer) b (dst : buffer) n =
+    let st = convert_buffer (Dtype.code a) src (Dtype.code b) dst n in
+    if st <> 0 then begin
+      let short what buf dt =
+        fail "buffer" "%s holds %d bytes, too few for %d elements of %s" what
+          (Bigarray.Array1.dim buf) n (Dtype.name dt)
+      in
+      if st = negative_count then fail "buffer" "n is negative (%d)" n
+      else if st = src_short then short "src" src a
+      else if st = dst_short then short "dst" dst b
+      else library_error "buffer" st
+    end
+
+  (* A kind's dtype code: Dtype's map, and Char's bytes as uint8. *)
+  let code_of_kind : type v s. string -> (v, s) Bigarray.kind -> int =
+   fun what k ->
+    match Dtype.of_bigarray_kind k with
+    | Some dt -> Dtype.code dt
+    | None -> (
+        match k with
+        | Bigarray.Char -> Dtype.code Dtype.Uint8
+        | Bigarray.Int -> fail "blit" "%s's kind, int, has no dtype" what
+        | _ -> fail "blit" "%s's kind, nativeint, has no dtype" what)
+
+  let show_dims d =
+    "[|" ^ String.concat "; " (Array.to_list (Array.map string_of_int d)) ^ "|]"
+
+  let blit src dst =
+    let open Bigarray.Genarray in
+    let s = code_of_kind "src" (kind src) in
+    let d = code_of_kind "dst" (kind dst) in
+    let sd = dims src and dd = dims dst in
+    if sd <> dd then
+      fail "blit" "dst's dimensions %s differ from src's %s" (show_dims dd) (show_dims sd);
+    let st = convert_genarray s src d dst (Array.fold_left ( * ) 1 sd) in
+    if st <> 0 then library_error "blit" st
+end

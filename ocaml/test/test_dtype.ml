@@ -24,37 +24,8 @@ external t_convert :
   int -> ('a, 'b, 'c) Bigarray.Array1.t -> int -> ('d, 'e, 'f) Bigarray.Array1.t -> int -> int
   = "t_convert"
 
-(* ---- Harness ---- *)
+open Harness
 
-let passed = ref 0
-let failed = ref 0
-
-let check name ok =
-  if ok then incr passed
-  else begin
-    incr failed;
-    Printf.printf "FAIL: %s\n%!" name
-  end
-
-(* A check over many cases: one result, the first few mismatches shown. *)
-let check_all name f cases =
-  let bad = ref 0 in
-  List.iter
-    (fun c ->
-      match f c with
-      | None -> ()
-      | Some msg ->
-          incr bad;
-          if !bad <= 3 then Printf.printf "  %s: %s\n%!" name msg)
-    cases;
-  check (Printf.sprintf "%s (%d mismatches)" name !bad) (!bad = 0)
-
-let raises_invalid f =
-  match f () with _ -> false | exception Invalid_argument _ -> true
-
-
-let show_float x = Printf.sprintf "%h" x
-let same_float a b = Int64.equal (Int64.bits_of_float a) (Int64.bits_of_float b)
 let pp_to_string dt v = Format.asprintf "%a" (D.pp_value dt) v
 
 (* ---- The test's own view of values: by width, from the seed ---- *)
@@ -718,6 +689,10 @@ let allocation () =
     cases
 
 let () =
+  (* make test-ocaml names the compiler the build must have used. *)
+  (match Sys.getenv_opt "NX_OCAML_VERSION" with
+  | Some v -> check (Printf.sprintf "built by OCaml %s (by %s)" v Sys.ocaml_version) (Sys.ocaml_version = v)
+  | None -> ());
   seed_examples ();
   table ();
   bigarray ();
@@ -728,5 +703,4 @@ let () =
   printing ();
   convert ();
   allocation ();
-  Printf.printf "%d passed, %d failed\n" !passed !failed;
-  exit (if !failed = 0 then 0 else 1)
+  finish ()
