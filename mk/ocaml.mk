@@ -24,13 +24,19 @@ OCAML_ENV = eval "$$(scripts/ocaml-env)" && scripts/ocaml-dune
 # the recorded path.
 LIBPATH_VAR := $(if $(filter Darwin,$(shell uname -s)),DYLD_LIBRARY_PATH,LD_LIBRARY_PATH)
 
+# dune 2.9 does not lock its build directory: two builds in one at once
+# (make -j, two makes) clobber each other's files. Where there is flock,
+# they take turns: $(call dune_lock,DIR) holds DIR.lock until the recipe
+# line's shell exits.
+dune_lock = mkdir -p $(BUILD) && if command -v flock >/dev/null; then exec 9>"$(1).lock" && flock 9; fi
+
 # The tree's own build, against the tree's libnx_dtype (ocaml/config/
 # discover.sh reads NX_DTYPE_*; the library directory is recorded as the
 # programs' run-time path).
 DUNE_DIR := $(abspath $(BUILD))/dune
 OCAML_OUT := $(DUNE_DIR)/default/ocaml
 # The profile nx (ocaml/dune): warnings as errors, no -opaque.
-DUNE_TREE = mkdir -p $(BUILD) && NX_DTYPE_INCLUDE=$(abspath include) NX_DTYPE_LIBDIR=$(ABS_LIBDIR) \
+DUNE_TREE = $(call dune_lock,$(DUNE_DIR)) && NX_DTYPE_INCLUDE=$(abspath include) NX_DTYPE_LIBDIR=$(ABS_LIBDIR) \
   dune build --root $(CURDIR) --build-dir $(DUNE_DIR) --profile nx --display quiet
 
 OCAML_TESTS := test_dtype test_convert
@@ -73,13 +79,16 @@ $(BUILD)/bench/ocaml_bench_c: ocaml/bench/bench_c.c include/nx_dtype.h
 # installed library records: -L P/lib and the run-time path P/lib. The
 # bytecode stubs link against the tree's libnx_dtype (LIBRARY_PATH, not
 # recorded), so that neither DESTDIR nor the order of make install's parts
-# matters. dune installs what ocaml/dune declares, META included; it reads
-# DESTDIR itself, and an empty one would make every path relative.
+# matters. The profile is release, as opam builds: modules compiled without
+# -opaque, so that users' calls inline. dune installs what ocaml/dune
+# declares, META included; it reads DESTDIR itself, and an empty one would
+# make every path relative.
 OCAML_INSTALL_DIR := $(abspath $(BUILD))/dune-install
 install-ocaml: lib
-	$(OCAML_ENV) && NX_DTYPE_INCLUDE=$(abspath include) NX_DTYPE_LIBDIR=$(OCAML_PREFIX_ABS)/lib \
+	$(OCAML_ENV) && $(call dune_lock,$(OCAML_INSTALL_DIR)) && \
+	  NX_DTYPE_INCLUDE=$(abspath include) NX_DTYPE_LIBDIR=$(OCAML_PREFIX_ABS)/lib \
 	  LIBRARY_PATH=$(ABS_LIBDIR)$${LIBRARY_PATH:+:$$LIBRARY_PATH} \
-	  dune build --root $(CURDIR) --build-dir $(OCAML_INSTALL_DIR) --display quiet @install && \
+	  dune build --root $(CURDIR) --build-dir $(OCAML_INSTALL_DIR) --profile release --display quiet @install && \
 	  env -u DESTDIR dune install --root $(CURDIR) --build-dir $(OCAML_INSTALL_DIR) --display quiet \
 	    --prefix $(OCAML_PREFIX_ABS) --libdir $(OCAML_PREFIX_ABS)/lib/ocaml \
 	    $(if $(DESTDIR),--destdir $(abspath $(DESTDIR))) --sections lib,stublibs nx_array
@@ -99,7 +108,8 @@ uninstall-ocaml:
 # through OCAMLPATH=P/lib/ocaml; and ocamlopt -I P/lib/ocaml/nx_array
 # nx_array.cmxa prog.ml, run by its recorded path and by the loader's
 # search path; and the latter in bytecode, with the stubs found, as
-# findlib's stublibs are, through CAML_LD_LIBRARY_PATH.
+# findlib's stublibs are, through CAML_LD_LIBRARY_PATH. And the example of
+# ocaml/README.md, which asserts what it shows.
 OCAML_SMOKE := $(abspath $(BUILD))/ocaml-install
 test-ocaml-install: ocaml
 	rm -rf $(OCAML_SMOKE) && mkdir -p $(OCAML_SMOKE)
@@ -107,6 +117,7 @@ test-ocaml-install: ocaml
 	@set -e; $(OCAML_ENV); P=$(OCAML_SMOKE)/prefix; \
 	user=$$(mktemp -d); trap 'rm -rf "$$user"' EXIT; \
 	cp ocaml/test/install/dune-project ocaml/test/install/dune ocaml/test/install/prog.ml "$$user"/; \
+	sed -n '/^```ocaml$$/,/^```$$/p' ocaml/README.md | sed '1d;$$d' > "$$user"/readme.ml; \
 	cd "$$user"; \
 	echo "== dune build, OCAMLPATH=$$P/lib/ocaml"; \
 	OCAMLPATH=$$P/lib/ocaml dune build --root . --display quiet ./prog.exe; ./_build/default/prog.exe; \
@@ -115,7 +126,9 @@ test-ocaml-install: ocaml
 	./prog; env $(LIBPATH_VAR)=$$P/lib ./prog; \
 	echo "== ocamlc -I $$P/lib/ocaml/nx_array nx_array.cma prog.ml"; \
 	export CAML_LD_LIBRARY_PATH=$$P/lib/ocaml/stublibs; \
-	ocamlc -I $$P/lib/ocaml/nx_array nx_array.cma prog.ml -o prog.byte; ocamlrun ./prog.byte
-	@echo "ocaml install: 1 passed, 0 failed"
+	ocamlc -I $$P/lib/ocaml/nx_array nx_array.cma prog.ml -o prog.byte; ocamlrun ./prog.byte; \
+	echo "== ocaml/README.md's example"; \
+	ocamlopt -I $$P/lib/ocaml/nx_array nx_array.cmxa readme.ml -o readme; ./readme
+	@echo "ocaml install: 5 passed, 0 failed"
 
 TEST_TARGETS += test-ocaml

@@ -383,20 +383,26 @@ module Convert = struct
 
   let fail fn fmt = Printf.ksprintf (fun s -> invalid_arg ("Nx_array.Convert." ^ fn ^ ": " ^ s)) fmt
 
-  let library_error fn st = fail fn "%s" (status_message st)
+  (* Raises the error a non-zero status of the stub stands for: n elements
+     from dtype code a in src (of sbytes bytes) to b in dst (dbytes). *)
+  let check_status fn st ~n ~a ~sbytes ~b ~dbytes =
+    let short what have c =
+      match Dtype.of_code c with
+      | Some (Dtype.Any dt) ->
+          let need = match Dtype.bytes dt n with k -> string_of_int k | exception Invalid_argument _ -> "more" in
+          fail fn "%s holds %d bytes; %d elements of %s need %s" what have n (Dtype.name dt) need
+      | None -> fail fn "%s holds %d bytes, too few" what have
+    in
+    if st = 0 then ()
+    else if st = negative_count then fail fn "n is negative (%d)" n
+    else if st = src_short then short "src" sbytes a
+    else if st = dst_short then short "dst" dbytes b
+    else fail fn "%s" (status_message st)
 
   let buffer a (src : buffer) b (dst : buffer) n =
-    let st = convert_buffer (Dtype.code a) src (Dtype.code b) dst n in
-    if st <> 0 then begin
-      let short what buf dt =
-        fail "buffer" "%s holds %d bytes, too few for %d elements of %s" what
-          (Bigarray.Array1.dim buf) n (Dtype.name dt)
-      in
-      if st = negative_count then fail "buffer" "n is negative (%d)" n
-      else if st = src_short then short "src" src a
-      else if st = dst_short then short "dst" dst b
-      else library_error "buffer" st
-    end
+    let a = Dtype.code a and b = Dtype.code b in
+    check_status "buffer" (convert_buffer a src b dst n) ~n ~a ~sbytes:(Bigarray.Array1.dim src) ~b
+      ~dbytes:(Bigarray.Array1.dim dst)
 
   (* A kind's dtype code: Dtype's map, and Char's bytes as uint8. *)
   let code_of_kind : type v s. string -> (v, s) Bigarray.kind -> int =
@@ -419,6 +425,7 @@ module Convert = struct
     let sd = dims src and dd = dims dst in
     if sd <> dd then
       fail "blit" "dst's dimensions %s differ from src's %s" (show_dims dd) (show_dims sd);
-    let st = convert_genarray s src d dst (Array.fold_left ( * ) 1 sd) in
-    if st <> 0 then library_error "blit" st
+    let n = Array.fold_left ( * ) 1 sd in
+    check_status "blit" (convert_genarray s src d dst n) ~n ~a:s ~sbytes:(size_in_bytes src) ~b:d
+      ~dbytes:(size_in_bytes dst)
 end

@@ -381,8 +381,8 @@ module Convert : sig
       one gives each element [of_float Float16 x].
 
       @raise Invalid_argument if a kind is [Int] or [Nativeint], if the
-      dimensions differ, or if the two arrays share memory. [dst] is then
-      left as it was. *)
+      dimensions differ, or if the two arrays overlap in memory (disjoint
+      parts of one array do not). [dst] is then left as it was. *)
 
   val buffer :
     ('v, 's) Dtype.t -> buffer -> ('w, 'r) Dtype.t -> buffer -> int -> unit

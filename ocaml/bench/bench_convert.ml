@@ -90,11 +90,27 @@ let per_call k =
   done;
   !best *. 1e9
 
+(* The first line of a /proc file that starts with [key], if any. *)
+let proc file key =
+  try
+    In_channel.with_open_text file (fun ic ->
+        let rec find () =
+          match In_channel.input_line ic with
+          | Some l when String.starts_with ~prefix:key l -> Some l
+          | Some _ -> find ()
+          | None -> None
+        in
+        find ())
+  with Sys_error _ -> None
+
 let () =
-  let load = try In_channel.with_open_text "/proc/loadavg" In_channel.input_line with Sys_error _ -> None in
-  Printf.printf "## Nx_array.Convert.blit, %d elements (OCaml %s, kernels %s%s)\n\n" n Sys.ocaml_version
+  let cpu = match proc "/proc/cpuinfo" "model name" with
+    | Some l -> (match String.index_opt l ':' with Some i -> String.trim (String.sub l (i + 1) (String.length l - i - 1)) | None -> l)
+    | None -> "unknown CPU"
+  in
+  Printf.printf "## Nx_array.Convert.blit, %d elements\n\n%s, OCaml %s, kernels %s%s.\n\n" n cpu Sys.ocaml_version
     (kernel_isa ())
-    (match load with Some l -> ", load average " ^ l | None -> "");
+    (match proc "/proc/loadavg" "" with Some l -> ", load average " ^ l | None -> "");
   Printf.printf
     "Byte rates count source and destination bytes; the byte copy is Bigarray.Genarray.blit of that \
      many chars. Targets: >= %.1fx the byte copy's rate, >= %.0fx the of_float loop.\n\n"
@@ -112,5 +128,5 @@ let () =
      together) on:\n\n\
      | elements | bytes | lock | ns a call |\n|---|---|---|---|\n\
      | %d | %d | kept | %.0f |\n| %d | %d | released | %.0f |\n\n\
-     Releasing and taking it back: about %.0f ns, %.0f%% of the call below the threshold.\n"
+     Releasing and taking it back, uncontended: %.1f ns, %.1f%% of the call below the threshold.\n"
     r below (6 * below) tb above (6 * above) ta (ta -. tb) (100. *. (ta -. tb) /. tb)

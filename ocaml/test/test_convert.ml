@@ -304,19 +304,21 @@ let errors () =
             (fun () -> C.buffer a (buf sb) b dst (-1)) "n is negative (-1)";
           buffer_fails ("buffer " ^ pair ^ ", src a byte short") dst
             (fun () -> C.buffer a (buf (sb - 1)) b dst n)
-            (Printf.sprintf "src holds %d bytes, too few for 9 elements of %s" (sb - 1) (D.name a));
+            (Printf.sprintf "src holds %d bytes; 9 elements of %s need %d" (sb - 1) (D.name a) sb);
           let short = buf (db - 1) in
           buffer_fails ("buffer " ^ pair ^ ", dst a byte short") short
             (fun () -> C.buffer a (buf sb) b short n)
-            (Printf.sprintf "dst holds %d bytes, too few for 9 elements of %s" (db - 1) (D.name b)))
+            (Printf.sprintf "dst holds %d bytes; 9 elements of %s need %d" (db - 1) (D.name b) db))
         [ D.Any D.Float32; D.Any D.Bit; D.Any D.Int4; D.Any D.Complex128 ])
     [ D.Any D.Float64; D.Any D.Bit; D.Any D.Float4_e2m1fn; D.Any D.Bool ];
   let dst = buf 64 in
   buffer_fails "buffer of n = min_int" dst (fun () -> C.buffer D.Float32 (buf 64) D.Float32 dst min_int) "n is negative";
   buffer_fails "buffer of n = max_int (its size overflows)" dst
-    (fun () -> C.buffer D.Bit (buf 64) D.Bit dst max_int) "src holds 64 bytes";
+    (fun () -> C.buffer D.Bit (buf 64) D.Bit dst max_int)
+    (Printf.sprintf "src holds 64 bytes; %d elements of bit need %d" max_int (D.bytes D.Bit max_int));
   buffer_fails "buffer of n = max_int / 2, Complex128 (its size overflows)" dst
-    (fun () -> C.buffer D.Float64 (buf 64) D.Complex128 dst (max_int / 2)) "src holds 64 bytes";
+    (fun () -> C.buffer D.Float64 (buf 64) D.Complex128 dst (max_int / 2))
+    (Printf.sprintf "src holds 64 bytes; %d elements of float64 need more" (max_int / 2));
   buffer_fails "buffer from a buffer into itself" dst (fun () -> C.buffer D.Float32 dst D.Float16 dst 8) "overlap";
   buffer_fails "buffer between overlapping parts" dst
     (fun () -> C.buffer D.Float32 (Array1.sub dst 0 16) D.Float32 (Array1.sub dst 12 16) 4) "overlap";
