@@ -1,4 +1,4 @@
-(* Tests of Nx_array.Dtype: every example of the seed documentation, and
+(* Tests of Nx_array.Dtype: every example its documentation gives, and
    every fact, store and printed value compared with the C library called
    directly (test_stubs.c). Prints "N passed, N failed"; exits 1 on failure. *)
 
@@ -28,7 +28,7 @@ open Harness
 
 let pp_to_string dt v = Format.asprintf "%a" (D.pp_value dt) v
 
-(* ---- The test's own view of values: by width, from the seed ---- *)
+(* ---- The test's own view of values: by width, as documented ---- *)
 
 type 'v vt =
   | F : float vt
@@ -46,7 +46,7 @@ let vt : type v s. (v, s) D.t -> v vt = function
   | D.Uint4 -> I | D.Complex128 -> C | D.Complex64 -> C | D.Bool -> B
   | D.Bit -> B
 
-(* The seed: a dtype's name is its constructor name in lower case. *)
+(* As documented: a dtype's name is its constructor name in lower case. *)
 let ctor_name (D.Any dt) =
   match dt with
   | D.Float64 -> "Float64" | D.Float32 -> "Float32" | D.Float16 -> "Float16"
@@ -133,9 +133,9 @@ let small = List.filter (fun (D.Any dt) -> D.bits dt <= 16) D.all
 
 let anys = Array.of_list D.all
 
-(* ---- Seed examples ---- *)
+(* ---- The documentation's examples ---- *)
 
-let seed_examples () =
+let documented_examples () =
   let open D in
   check "of_float Float16 0.1 = 0x1.998p-4" (same_float (of_float Float16 0.1) 0x1.998p-4);
   check "of_float Float16 65519. = 65504." (same_float (of_float Float16 65519.) 65504.);
@@ -693,7 +693,7 @@ let () =
   (match Sys.getenv_opt "NX_OCAML_VERSION" with
   | Some v -> check (Printf.sprintf "built by OCaml %s (by %s)" v Sys.ocaml_version) (Sys.ocaml_version = v)
   | None -> ());
-  seed_examples ();
+  documented_examples ();
   table ();
   bigarray ();
   facts ();
