@@ -360,3 +360,72 @@ module Dtype = struct
   let float_formats = Array.init (Array.length some_any) float_format_stub
   let float_format (dt : (float, _) t) = Array.unsafe_get float_formats (code dt)
 end
+
+(* Whole arrays through nx_convert (nx_dtype_stubs.c): the stub checks the
+   count and both sizes before the library runs, and releases the runtime
+   lock while it does, above a size; this side maps kinds to codes, checks
+   dimensions and words the errors. *)
+module Convert = struct
+  type buffer = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+  external convert_buffer : int -> buffer -> int -> buffer -> int -> int = "nx_ml_convert"
+
+  external convert_genarray :
+    int -> ('a, 'b, 'l) Bigarray.Genarray.t -> int -> ('c, 'd, 'l) Bigarray.Genarray.t -> int -> int
+    = "nx_ml_convert"
+
+  external status_message : int -> string = "nx_ml_status_message"
+
+  (* The stub's own statuses (ML_* in nx_dtype_stubs.c). *)
+  let negative_count = 1
+  let src_short = 2
+  let dst_short = 3
+
+  let fail fn fmt = Printf.ksprintf (fun s -> invalid_arg ("Nx_array.Convert." ^ fn ^ ": " ^ s)) fmt
+
+  (* Raises the error a non-zero status of the stub stands for: n elements
+     from dtype code a in src (of sbytes bytes) to b in dst (dbytes). *)
+  let check_status fn st ~n ~a ~sbytes ~b ~dbytes =
+    let short what have c =
+      match Dtype.of_code c with
+      | Some (Dtype.Any dt) ->
+          let need = match Dtype.bytes dt n with k -> string_of_int k | exception Invalid_argument _ -> "more" in
+          fail fn "%s holds %d bytes; %d elements of %s need %s" what have n (Dtype.name dt) need
+      | None -> fail fn "%s holds %d bytes, too few" what have
+    in
+    if st = 0 then ()
+    else if st = negative_count then fail fn "n is negative (%d)" n
+    else if st = src_short then short "src" sbytes a
+    else if st = dst_short then short "dst" dbytes b
+    else fail fn "%s" (status_message st)
+
+  let buffer a (src : buffer) b (dst : buffer) n =
+    let a = Dtype.code a and b = Dtype.code b in
+    check_status "buffer" (convert_buffer a src b dst n) ~n ~a ~sbytes:(Bigarray.Array1.dim src) ~b
+      ~dbytes:(Bigarray.Array1.dim dst)
+
+  (* A kind's dtype code: Dtype's map, and Char's bytes as uint8. *)
+  let code_of_kind : type v s. string -> (v, s) Bigarray.kind -> int =
+   fun what k ->
+    match Dtype.of_bigarray_kind k with
+    | Some dt -> Dtype.code dt
+    | None -> (
+        match k with
+        | Bigarray.Char -> Dtype.code Dtype.Uint8
+        | Bigarray.Int -> fail "blit" "%s's kind, int, has no dtype" what
+        | _ -> fail "blit" "%s's kind, nativeint, has no dtype" what)
+
+  let show_dims d =
+    "[|" ^ String.concat "; " (Array.to_list (Array.map string_of_int d)) ^ "|]"
+
+  let blit src dst =
+    let open Bigarray.Genarray in
+    let s = code_of_kind "src" (kind src) in
+    let d = code_of_kind "dst" (kind dst) in
+    let sd = dims src and dd = dims dst in
+    if sd <> dd then
+      fail "blit" "dst's dimensions %s differ from src's %s" (show_dims dd) (show_dims sd);
+    let n = Array.fold_left ( * ) 1 sd in
+    check_status "blit" (convert_genarray s src d dst n) ~n ~a:s ~sbytes:(size_in_bytes src) ~b:d
+      ~dbytes:(size_in_bytes dst)
+end

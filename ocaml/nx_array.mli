@@ -343,3 +343,61 @@ module Dtype : sig
   val float_format : (float, 's) t -> float_format
   (** [float_format dt] is the facts of [dt]'s format. *)
 end
+
+(** Whole arrays converted at once.
+
+    A conversion stores each element of a source into the element of the
+    same index of a destination by the rule of {!Dtype.section-stores}: it
+    rounds once from the number the element holds, whatever the two dtypes,
+    so that an [Int64] element reaches [Float16] without a detour through
+    [float]. Integers saturate, a complex element gives a real dtype its
+    real part and a boolean one [re <> 0. || im <> 0.], and an element moved
+    to its own dtype keeps its bits, a NaN's included.
+
+    While a large conversion runs the OCaml runtime lock is released, so
+    other domains and threads run, and collect, meanwhile. The arrays stay
+    alive for the call; elements written to them from elsewhere during it
+    convert, or are overwritten, unpredictably. *)
+module Convert : sig
+  type buffer =
+    (char, Stdlib.Bigarray.int8_unsigned_elt, Stdlib.Bigarray.c_layout) Stdlib.Bigarray.Array1.t
+  (** The type for packed elements of any dtype. Each element is laid out as
+      {!Dtype} says, wider ones little-endian, and elements of 4 and 1 bits
+      are packed two and eight to a byte, low bits first: element [i] of
+      [Int4] is bits [4 * (i mod 2)] to [4 * (i mod 2) + 3] of byte [i / 2]. *)
+
+  val blit :
+    ('a, 'b, 'l) Stdlib.Bigarray.Genarray.t -> ('c, 'd, 'l) Stdlib.Bigarray.Genarray.t -> unit
+  (** [blit src dst] converts every element of [src] into [dst], as
+      {!Dtype.of_float} and the library's conversions would, element by
+      element. The dimensions must be equal; both arrays have one layout, so
+      an element and its image have the same indices.
+
+      Kinds map to dtypes as {!Dtype.of_bigarray_kind} maps them, and
+      [Char] to [Uint8]: [Float64], [Float32], [Float16], [Complex64]
+      ([Complex128]), [Complex32] ([Complex64]), [Int8_signed],
+      [Int8_unsigned], [Char] ([Uint8]), [Int16_signed], [Int16_unsigned],
+      [Int32] and [Int64]. So [blit] of a [Float32] array into a [Float16]
+      one gives each element [of_float Float16 x].
+
+      @raise Invalid_argument if a kind is [Int] or [Nativeint], if the
+      dimensions differ, or if the two arrays overlap in memory (disjoint
+      parts of one array do not). [dst] is then left as it was. *)
+
+  val buffer :
+    ('v, 's) Dtype.t -> buffer -> ('w, 'r) Dtype.t -> buffer -> int -> unit
+  (** [buffer a src b dst n] converts [n] elements of dtype [a], packed from
+      bit 0 of [src], into [n] elements of dtype [b] packed from bit 0 of
+      [dst]. The bytes of [src] past the first {!Dtype.bytes}[ a n] are not
+      read, and nothing of [dst] past its [n] elements is written: the other
+      bits of [dst]'s last byte are kept. A sub-array of a buffer
+      ({!Bigarray.Array1.sub}) starts at its own bit 0.
+
+      So [buffer Float32 src Float4_e2m1fn dst 3] reads 12 bytes of [src]
+      and writes [dst]'s first byte and the low 4 bits of its second, and
+      [buffer Bit src Float32 dst n] gives [0.] or [1.] for each bit.
+
+      @raise Invalid_argument if [n] is negative, if a buffer is too small
+      for [n] elements, or if the two buffers share the bytes the
+      conversion spans. [dst] is then left as it was. *)
+end

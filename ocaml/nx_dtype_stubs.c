@@ -10,8 +10,10 @@
 
 #define CAML_NAME_SPACE
 #include <caml/alloc.h>
+#include <caml/bigarray.h>
 #include <caml/memory.h>
 #include <caml/mlvalues.h>
+#include <caml/threads.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -327,4 +329,69 @@ intnat nx_ml_format_complex(intnat dt, double re, double im, value buf) {
 value nx_ml_format_complex_byte(value dt, value re, value im, value buf) {
   return Val_long(nx_ml_format_complex(Long_val(dt), Double_val(re),
                                        Double_val(im), buf));
+}
+
+/* ---- Bulk conversion (Nx_array.Convert) ---- */
+
+/* Conversions spanning fewer bytes (source and destination together) keep
+   the runtime lock. Releasing it costs next to nothing by itself
+   (bench/results/ocaml_convert.md), but taking it back waits for whichever
+   thread took it meanwhile: a call this small converts in a few
+   microseconds, far less than that wait can be. */
+#define RELEASE_BYTES ((uintnat)1 << 16)
+
+/* Statuses of our own, beside the library's negative ones: the argument at
+   fault, which Convert names in its message. */
+#define ML_NEGATIVE_COUNT 1
+#define ML_SRC_SHORT 2
+#define ML_DST_SHORT 3
+
+/* Whether n elements of dt fit in the bigarray ba's bytes. */
+static int fits(int32_t dt, int64_t n, value ba, uintnat *bytes) {
+  int64_t need;
+  uintnat have = caml_ba_byte_size(Caml_ba_array_val(ba));
+  if (nx_dtype_bytes(dt, n, &need) != NX_OK || (uint64_t)need > have) return 0;
+  *bytes = (uintnat)need;
+  return 1;
+}
+
+/* nx_convert of n elements from the data of the bigarray src into that of
+   dst, every size checked first: NX_OK, a library status, or ML_*. Above
+   RELEASE_BYTES the runtime lock is released during the conversion, so
+   other domains and threads run meanwhile (their collections too). The
+   CAMLparam roots keep both bigarrays, and so their data, alive; the data
+   of a bigarray never moves, and the pointers are read before the lock is
+   released, since the bigarrays' own blocks may move. */
+value nx_ml_convert(value src_dt, value src, value dst_dt, value dst, value vn) {
+  CAMLparam2(src, dst);
+  int32_t sdt = (int32_t)Long_val(src_dt), ddt = (int32_t)Long_val(dst_dt);
+  int64_t n = (int64_t)Long_val(vn);
+  uintnat sbytes, dbytes;
+  const void *s;
+  void *d;
+  int32_t st;
+  if (n < 0) CAMLreturn(Val_int(ML_NEGATIVE_COUNT));
+  if (!fits(sdt, n, src, &sbytes)) CAMLreturn(Val_int(ML_SRC_SHORT));
+  if (!fits(ddt, n, dst, &dbytes)) CAMLreturn(Val_int(ML_DST_SHORT));
+  s = Caml_ba_data_val(src);
+  d = Caml_ba_data_val(dst);
+  if (sbytes + dbytes < RELEASE_BYTES) {
+    st = nx_convert(sdt, s, ddt, d, n);
+  } else {
+    caml_release_runtime_system();
+    st = nx_convert(sdt, s, ddt, d, n);
+    caml_acquire_runtime_system();
+  }
+  CAMLreturn(Val_int(st));
+}
+
+/* The library's sentence for a status: static, never NULL. */
+value nx_ml_status_message(value st) {
+  return caml_copy_string(nx_status_message((int32_t)Long_val(st)));
+}
+
+/* RELEASE_BYTES, for the benchmark that measures what releasing costs. */
+value nx_ml_release_bytes(value unit) {
+  (void)unit;
+  return Val_long(RELEASE_BYTES);
 }

@@ -1,4 +1,4 @@
-(* Tests of Nx_array.Dtype: every example of the seed documentation, and
+(* Tests of Nx_array.Dtype: every example its documentation gives, and
    every fact, store and printed value compared with the C library called
    directly (test_stubs.c). Prints "N passed, N failed"; exits 1 on failure. *)
 
@@ -24,40 +24,11 @@ external t_convert :
   int -> ('a, 'b, 'c) Bigarray.Array1.t -> int -> ('d, 'e, 'f) Bigarray.Array1.t -> int -> int
   = "t_convert"
 
-(* ---- Harness ---- *)
+open Harness
 
-let passed = ref 0
-let failed = ref 0
-
-let check name ok =
-  if ok then incr passed
-  else begin
-    incr failed;
-    Printf.printf "FAIL: %s\n%!" name
-  end
-
-(* A check over many cases: one result, the first few mismatches shown. *)
-let check_all name f cases =
-  let bad = ref 0 in
-  List.iter
-    (fun c ->
-      match f c with
-      | None -> ()
-      | Some msg ->
-          incr bad;
-          if !bad <= 3 then Printf.printf "  %s: %s\n%!" name msg)
-    cases;
-  check (Printf.sprintf "%s (%d mismatches)" name !bad) (!bad = 0)
-
-let raises_invalid f =
-  match f () with _ -> false | exception Invalid_argument _ -> true
-
-
-let show_float x = Printf.sprintf "%h" x
-let same_float a b = Int64.equal (Int64.bits_of_float a) (Int64.bits_of_float b)
 let pp_to_string dt v = Format.asprintf "%a" (D.pp_value dt) v
 
-(* ---- The test's own view of values: by width, from the seed ---- *)
+(* ---- The test's own view of values: by width, as documented ---- *)
 
 type 'v vt =
   | F : float vt
@@ -75,7 +46,7 @@ let vt : type v s. (v, s) D.t -> v vt = function
   | D.Uint4 -> I | D.Complex128 -> C | D.Complex64 -> C | D.Bool -> B
   | D.Bit -> B
 
-(* The seed: a dtype's name is its constructor name in lower case. *)
+(* As documented: a dtype's name is its constructor name in lower case. *)
 let ctor_name (D.Any dt) =
   match dt with
   | D.Float64 -> "Float64" | D.Float32 -> "Float32" | D.Float16 -> "Float16"
@@ -162,9 +133,9 @@ let small = List.filter (fun (D.Any dt) -> D.bits dt <= 16) D.all
 
 let anys = Array.of_list D.all
 
-(* ---- Seed examples ---- *)
+(* ---- The documentation's examples ---- *)
 
-let seed_examples () =
+let documented_examples () =
   let open D in
   check "of_float Float16 0.1 = 0x1.998p-4" (same_float (of_float Float16 0.1) 0x1.998p-4);
   check "of_float Float16 65519. = 65504." (same_float (of_float Float16 65519.) 65504.);
@@ -718,7 +689,11 @@ let allocation () =
     cases
 
 let () =
-  seed_examples ();
+  (* make test-ocaml names the compiler the build must have used. *)
+  (match Sys.getenv_opt "NX_OCAML_VERSION" with
+  | Some v -> check (Printf.sprintf "built by OCaml %s (by %s)" v Sys.ocaml_version) (Sys.ocaml_version = v)
+  | None -> ());
+  documented_examples ();
   table ();
   bigarray ();
   facts ();
@@ -728,5 +703,4 @@ let () =
   printing ();
   convert ();
   allocation ();
-  Printf.printf "%d passed, %d failed\n" !passed !failed;
-  exit (if !failed = 0 then 0 else 1)
+  finish ()

@@ -11,6 +11,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "nx_dtype.h"
 
@@ -152,4 +155,17 @@ value t_convert(value src_dt, value src, value dst_dt, value dst, value n) {
   return Val_long(nx_convert(Int_val(src_dt), Caml_ba_data_val(src),
                              Int_val(dst_dt), Caml_ba_data_val(dst),
                              Long_val(n)));
+}
+
+/* Every large block malloc'd from now on mapped on its own, and unmapped
+   when freed: glibc otherwise raises its threshold past a large block once
+   one is freed, and serves the next from memory that stays mapped after a
+   free, where a conversion reading freed data would not fault. (Other
+   systems' allocators unmap large blocks as they are freed.) */
+value t_unmap_large_frees(value unit) {
+  (void)unit;
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+  return Val_unit;
 }
