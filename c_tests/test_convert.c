@@ -104,8 +104,11 @@ static void isa_name(void) {
   const char *isa = nx_kernel_isa();
   const char *cap = getenv("NX_DTYPE_ISA");
   CHECK(isa != NULL);
-  CHECK(strcmp(isa, "scalar") == 0 || strcmp(isa, "avx2") == 0 || strcmp(isa, "avx512") == 0);
+  CHECK(strcmp(isa, "scalar") == 0 || strcmp(isa, "portable") == 0 || strcmp(isa, "avx2") == 0 ||
+        strcmp(isa, "avx512") == 0 || strcmp(isa, "neon") == 0);
+  /* The two levels every architecture has are always granted. */
   if (cap && strcmp(cap, "scalar") == 0) CHECK(strcmp(isa, "scalar") == 0);
+  if (cap && strcmp(cap, "portable") == 0) CHECK(strcmp(isa, "portable") == 0);
   if (cap && strcmp(cap, "avx2") == 0) CHECK(strcmp(isa, "avx512") != 0);
   printf("nx_kernel_isa: %s\n", isa);
 }

@@ -255,8 +255,8 @@ int32_t nx_convert_strided(int32_t src_dt, const void *src, int64_t src_offset, 
 
 /**
  * The name of the kernel level in use, chosen at first use from the CPU and
- * capped by the environment variable NX_DTYPE_ISA: "scalar", "avx2" or
- * "avx512" (static, NUL-terminated, never NULL).
+ * capped by the environment variable NX_DTYPE_ISA: "scalar", "portable",
+ * "avx2", "avx512" or "neon" (static, NUL-terminated, never NULL).
  */
 const char *nx_kernel_isa(void);
 

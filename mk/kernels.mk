@@ -1,7 +1,7 @@
-# Bulk conversion kernels (issue 4): the kernel tests under every level that
+# Bulk conversion kernels: the kernel tests under every level that
 # NX_DTYPE_ISA can name, the exhaustive SIMD-vs-scalar sweep, the benchmark.
 
-KERNEL_ISAS := scalar avx2 avx512
+KERNEL_ISAS := scalar portable avx2 avx512
 
 .PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read bench-write kernels-table
 

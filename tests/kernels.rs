@@ -1094,20 +1094,45 @@ fn overlap_is_refused() {
     }
 }
 
-/// `nx_kernel_isa` names the level `NX_DTYPE_ISA` caps the CPU's best at.
+/// `nx_kernel_isa` names the level `NX_DTYPE_ISA` caps the CPU's best at:
+/// a level of this architecture caps it, any other value (a level of
+/// another architecture, a typo) caps nothing.
 #[test]
 fn kernel_isa_follows_environment() {
     // SAFETY: the returned string is static and NUL-terminated.
     let name = unsafe { std::ffi::CStr::from_ptr(nx_kernel_isa()) }
         .to_str()
         .expect("ascii");
-    let cap = match std::env::var("NX_DTYPE_ISA").as_deref() {
-        Ok("scalar") => Isa::Scalar,
-        Ok("avx2") => Isa::Avx2,
-        _ => Isa::Avx512,
+    let here = Isa::here();
+    let best = *here
+        .iter()
+        .rfind(|i| i.supported())
+        .expect("scalar at least");
+    let cap = std::env::var("NX_DTYPE_ISA").ok();
+    let want = match cap.as_deref().map(str::trim).and_then(Isa::of_name) {
+        Some(c) if here.contains(&c) => {
+            let top = here.iter().position(|&i| i == c).expect("here");
+            *here[..=top]
+                .iter()
+                .rfind(|i| i.supported())
+                .expect("scalar")
+        }
+        _ => best,
     };
-    assert_eq!(name, Isa::best(cap).name().to_str().expect("ascii"));
-    assert_eq!(kernels::isa(), Isa::best(cap));
+    assert_eq!(name, want.name().to_str().expect("ascii"));
+    assert_eq!(kernels::isa(), want);
+    // Every level here caps at itself or below; scalar and portable are
+    // always granted; a level of no architecture here caps nothing.
+    for (k, &i) in here.iter().enumerate() {
+        let got = Isa::best(i);
+        assert!(here[..=k].contains(&got), "{i:?} gave {got:?}");
+        assert_eq!(got == i, i.supported(), "{i:?}");
+    }
+    assert_eq!(Isa::best(Isa::Scalar), Isa::Scalar);
+    assert_eq!(Isa::best(Isa::Portable), Isa::Portable);
+    for i in Isa::ALL.into_iter().filter(|i| !here.contains(i)) {
+        assert_eq!(Isa::best(i), best, "{i:?} is not a level here");
+    }
 }
 
 /// A caller's MXCSR changes no result at any level and comes back exactly

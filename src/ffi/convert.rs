@@ -113,8 +113,8 @@ pub unsafe extern "C" fn nx_convert_strided(
 }
 
 /// The name of the kernel level in use, chosen at first use from the CPU and
-/// capped by the environment variable NX_DTYPE_ISA: "scalar", "avx2" or
-/// "avx512" (static, NUL-terminated, never NULL).
+/// capped by the environment variable NX_DTYPE_ISA: "scalar", "portable",
+/// "avx2", "avx512" or "neon" (static, NUL-terminated, never NULL).
 #[no_mangle]
 pub extern "C" fn nx_kernel_isa() -> *const c_char {
     guard(c"scalar".as_ptr(), || kernels::isa().name().as_ptr())

@@ -8,8 +8,10 @@ pub struct Generic;
 impl Arch for Generic {
     type FpState = ();
 
+    const LEVELS: &'static [Isa] = &[Isa::Scalar, Isa::Portable];
+
     fn cpu() -> Isa {
-        Isa::Scalar
+        Isa::Portable
     }
 
     fn levels() -> &'static [super::rules::Level] {
@@ -22,5 +24,11 @@ impl Arch for Generic {
 
     fn hold(run: impl FnOnce(())) {
         run(())
+    }
+
+    // No control of the floating-point environment here: portable code
+    // on such targets must not depend on it.
+    fn under(_fp: super::lanes::Fp, run: impl FnOnce()) {
+        run()
     }
 }

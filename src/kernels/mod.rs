@@ -51,6 +51,10 @@ pub trait Arch {
     /// for a call and put back, flags included, when it returns.
     type FpState: Copy + std::fmt::Debug + PartialEq;
 
+    /// The architecture's levels, weakest first: `scalar`, `portable`, then
+    /// its own.
+    const LEVELS: &'static [Isa];
+
     /// The best level this CPU runs.
     fn cpu() -> Isa;
 
@@ -63,6 +67,13 @@ pub trait Arch {
 
     /// Run `run` with the caller's floating-point state, restored after.
     fn hold(run: impl FnOnce(Self::FpState));
+
+    /// Run `run` under the floating-point environment `fp` asks for (the
+    /// default one plus `fp`'s needs), the caller's restored after: where
+    /// portable code's float operations must not see the caller's rounding
+    /// mode or flushing. `run` must reach its float operations through a
+    /// pointer, so that none moves across the environment's writes.
+    fn under(fp: lanes::Fp, run: impl FnOnce());
 
     /// Order the non-temporal stores of a `Store::Stream` run before the
     /// call returns.
@@ -120,24 +131,42 @@ pub type FpState = <Native as Arch>::FpState;
 /// the source slice and written at `da + j ds` of the destination's.
 pub type Strided = fn(&[u8], usize, i64, &mut [u8], usize, i64, usize);
 
-/// Kernel levels, weakest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Kernel levels. Each architecture has its own list of them, weakest
+/// first (`Arch::LEVELS`): `scalar` and `portable` everywhere, then its
+/// hand-written ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isa {
+    /// The reference: integer arithmetic, one element at a time.
     Scalar,
+    /// Code over machine integers and floats that the compiler vectorizes
+    /// for the target it builds for (SSE2 on baseline x86-64, NEON on
+    /// aarch64).
+    Portable,
     /// AVX2 + F16C + FMA + BMI2.
     Avx2,
     /// AVX-512 F/BW/VL/DQ on top of Avx2.
     Avx512,
+    /// aarch64's Advanced SIMD (NEON), with FP16 conversions.
+    Neon,
 }
 
 impl Isa {
-    pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Avx2, Isa::Avx512];
+    /// Every level of every architecture.
+    pub const ALL: [Isa; 5] = [
+        Isa::Scalar,
+        Isa::Portable,
+        Isa::Avx2,
+        Isa::Avx512,
+        Isa::Neon,
+    ];
 
     pub fn name(self) -> &'static CStr {
         match self {
             Isa::Scalar => c"scalar",
+            Isa::Portable => c"portable",
             Isa::Avx2 => c"avx2",
             Isa::Avx512 => c"avx512",
+            Isa::Neon => c"neon",
         }
     }
 
@@ -147,9 +176,19 @@ impl Isa {
             .find(|i| i.name().to_bytes() == s.as_bytes())
     }
 
+    /// This architecture's levels, weakest first.
+    pub fn here() -> &'static [Isa] {
+        Native::LEVELS
+    }
+
+    /// The level's rank among this architecture's levels (None: not one).
+    fn rank(self) -> Option<usize> {
+        Native::LEVELS.iter().position(|&i| i == self)
+    }
+
     /// Whether this CPU runs the level.
     pub fn supported(self) -> bool {
-        self <= Isa::cpu()
+        matches!((self.rank(), Isa::cpu().rank()), (Some(a), Some(b)) if a <= b)
     }
 
     /// The best level this CPU runs, detected once: every call checks its
@@ -159,12 +198,19 @@ impl Isa {
         *CPU.get_or_init(Native::cpu)
     }
 
-    /// The best supported level at most `cap`.
+    /// The level `NX_DTYPE_ISA=cap` gives: the best level this CPU runs at
+    /// most `cap` when `cap` is one of this architecture's levels, else
+    /// (a level of another architecture) the best level this CPU runs.
     pub fn best(cap: Isa) -> Isa {
-        Isa::ALL
-            .into_iter()
+        let Some(top) = cap.rank() else {
+            return Isa::cpu();
+        };
+        Native::LEVELS
+            .iter()
+            .take(top + 1)
             .rev()
-            .find(|i| *i <= cap && i.supported())
+            .copied()
+            .find(|i| i.supported())
             .unwrap_or(Isa::Scalar)
     }
 }
@@ -172,14 +218,14 @@ impl Isa {
 static CHOSEN: OnceLock<Isa> = OnceLock::new();
 
 /// The level in use: chosen once (thread-safe), capped by `NX_DTYPE_ISA`
-/// when it names a level (an unknown value caps nothing).
+/// when it names a level of this architecture (`Isa::best`); a value that
+/// names no level caps nothing. `nx_kernel_isa` reports the choice.
 pub fn isa() -> Isa {
     *CHOSEN.get_or_init(|| {
-        let cap = std::env::var("NX_DTYPE_ISA")
+        std::env::var("NX_DTYPE_ISA")
             .ok()
             .and_then(|v| Isa::of_name(v.trim()))
-            .unwrap_or(Isa::Avx512);
-        Isa::best(cap)
+            .map_or_else(Isa::cpu, Isa::best)
     })
 }
 

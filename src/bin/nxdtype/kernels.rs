@@ -40,3 +40,21 @@ pub fn main(args: &[String]) -> R<()> {
     };
     out(&mut io::stdout().lock(), format_args!("{text}"))
 }
+
+/// Says on stderr when `NX_DTYPE_ISA` names no level of this architecture
+/// (which then caps nothing), so that a typo or a foreign level is seen.
+pub fn note_cap() {
+    let Ok(cap) = std::env::var("NX_DTYPE_ISA") else {
+        return;
+    };
+    let here = kernels::Isa::here();
+    let known = kernels::Isa::of_name(cap.trim()).is_some_and(|i| here.contains(&i));
+    if !known {
+        let names: Vec<&str> = here.iter().filter_map(|i| i.name().to_str().ok()).collect();
+        eprintln!(
+            "nxdtype: NX_DTYPE_ISA={cap} is not a level on {} ({}): it caps nothing",
+            std::env::consts::ARCH,
+            names.join(", ")
+        );
+    }
+}

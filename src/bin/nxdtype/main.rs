@@ -106,6 +106,7 @@ fn run(args: &[String]) -> R<()> {
                 abi::version(),
                 abi::kernel_isa()
             );
+            kernels::note_cap();
             Ok(())
         }
         "table" => show::table(rest),

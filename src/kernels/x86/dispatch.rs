@@ -583,7 +583,7 @@ pub fn build(isa: Isa, have: Features) -> Table {
     match isa {
         Isa::Avx2 => fill_avx2(&mut t, have),
         Isa::Avx512 => fill_avx512(&mut t, have),
-        Isa::Scalar => {}
+        _ => {}
     }
     t
 }
@@ -608,7 +608,7 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<Entry> {
     let t = match isa {
         Isa::Avx2 => AVX2.get_or_init(|| build(Isa::Avx2, extensions())),
         Isa::Avx512 => AVX512.get_or_init(|| build(Isa::Avx512, extensions())),
-        Isa::Scalar => return None,
+        _ => return None,
     };
     *t.get(s.code() as usize)?.get(d.code() as usize)?
 }

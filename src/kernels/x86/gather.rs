@@ -24,7 +24,7 @@ use std::arch::x86_64::*;
 pub fn gather32(isa: Isa, buf: &[u8], at: usize, step: i64, out: &mut [u8], m: usize) -> usize {
     let lanes = if isa == Isa::Avx512 { 16 } else { 8 };
     let g = m / lanes * lanes;
-    if m < 128 || isa == Isa::Scalar || !isa.supported() {
+    if m < 128 || !matches!(isa, Isa::Avx2 | Isa::Avx512) || !isa.supported() {
         return 0;
     }
     // Every offset from element 0 fits an i32 (VPGATHERDD's signed

@@ -302,13 +302,15 @@ pub struct X86;
 impl Arch for X86 {
     type FpState = u32;
 
+    const LEVELS: &'static [Isa] = &[Isa::Scalar, Isa::Portable, Isa::Avx2, Isa::Avx512];
+
     fn cpu() -> Isa {
         if has_avx512() {
             Isa::Avx512
         } else if has_avx2() {
             Isa::Avx2
         } else {
-            Isa::Scalar
+            Isa::Portable
         }
     }
 
@@ -323,6 +325,11 @@ impl Arch for X86 {
     #[inline(always)]
     fn hold(run: impl FnOnce(u32)) {
         hold(run)
+    }
+
+    #[inline(always)]
+    fn under(fp: Fp, run: impl FnOnce()) {
+        under(mxcsr_of(fp), run)
     }
 
     fn stream_end() {

@@ -510,7 +510,7 @@ pub(super) fn odd32_u64(x: u64) -> u32 {
 /// saturating casts cost more than the SIMD kernels' (BENCHMARKS.md,
 /// "Kernel choices"). None below AVX2 (the maps need it).
 pub fn strided(isa: Isa, s: i32, d: i32) -> Option<Strided> {
-    if isa == Isa::Scalar || !isa.supported() {
+    if !matches!(isa, Isa::Avx2 | Isa::Avx512) || !isa.supported() {
         return None;
     }
     macro_rules! one {
