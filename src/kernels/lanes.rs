@@ -208,6 +208,13 @@ pub fn each(
         step(i);
         i += g;
     }
+    if g == t {
+        // At most one partial step (the common case: no loop to unroll).
+        if i < n {
+            part(i, n - i);
+        }
+        return;
+    }
     while i < n {
         part(i, (n - i).min(t));
         i += t;
@@ -248,23 +255,29 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
             }
         }
     };
-    let last = |i: usize, rest: usize| {
-        if rest == STEP {
+    // What the unrolled steps leave, fewer than UNROLL steps: whole single
+    // steps, then the last partial one.
+    let last = |mut i: usize, mut rest: usize| {
+        while L::UNROLL > 1 && rest >= STEP {
             // SAFETY: as above, one step.
             unsafe { D::put::<NT>(S::get(src.add(i / STEP * sb)), dst.add(i / STEP * db)) };
-        } else if n >= STEP && (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8) {
+            (i, rest) = (i + STEP, rest - STEP);
+        }
+        let bytes = (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8);
+        if rest > 0 && n >= STEP && bytes {
             // The last STEP elements as one step, in place of the stack
             // buffers below, whose copies a vector load cannot be
             // forwarded from.
             let j = n - STEP;
             // SAFETY: elements j .. n lie within both arrays, on whole bytes.
             unsafe { D::put::<false>(S::get(src.add(j * S::BITS / 8)), dst.add(j * D::BITS / 8)) }
-        } else {
+        } else if rest > 0 {
             // SAFETY: `rest` elements remain past i, on whole bytes.
             unsafe { tail::<L, S, D>(src.add(i * S::BITS / 8), dst.add(i * D::BITS / 8), rest) }
         }
     };
-    each(n, STEP * L::UNROLL, STEP, fetch, |i| whole(i / STEP), last);
+    let g = STEP * L::UNROLL;
+    each(n, g, g, fetch, |i| whole(i / STEP), last);
 }
 
 /// A partial step of `rest` elements through stack buffers.
