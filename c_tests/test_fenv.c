@@ -98,6 +98,7 @@ int main(void) {
   static float f[N];
   fill(x, f);
   run(x, f, &want, env_read());
+  CHECKF(env_changed == 0, "default environment: %ld calls changed MXCSR", env_changed);
 
   feclearexcept(FE_ALL_EXCEPT);
   unsigned int csr = _mm_getcsr();
@@ -123,10 +124,10 @@ static void fpcr_write(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"
 static void fpsr_write(uint64_t v) { __asm__ __volatile__("msr fpsr, %0" : : "r"(v)); }
 
 enum {
-  FZ = 1u << 24,   /* flush single and double subnormals to zero */
-  FZ16 = 1u << 19, /* the same for half precision (FEAT_FP16; RES0 without it) */
+  FZ = 1u << 24,    /* flush single and double subnormals to zero */
+  FZ16 = 1u << 19,  /* the same for half precision (FEAT_FP16; RES0 without it) */
   RMODE = 3u << 22, /* the rounding mode */
-  FLAGS = 0x9F     /* FPSR's cumulative flags: IDC, IXC, UFC, OFC, DZC, IOC */
+  FLAGS = 0x9F      /* FPSR's cumulative flags: IDC, IXC, UFC, OFC, DZC, IOC */
 };
 
 int main(void) {
@@ -136,6 +137,7 @@ int main(void) {
   const uint64_t fpcr0 = env_read() >> 32;
   fpsr_write(0);
   run(x, f, &want, env_read());
+  CHECKF(env_changed == 0, "default environment: %ld calls changed FPCR or FPSR", env_changed);
 
   static const struct {
     int round;

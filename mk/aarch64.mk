@@ -3,7 +3,8 @@
 # library) with warnings as errors, its Rust tests and the C tests run under
 # qemu-user. scripts/cross-env installs what is missing, once.
 #
-#   make test-aarch64   everything below (part of make test)
+#   make test-aarch64   everything below (part of make test): clippy for the
+#                       target, the build, the tests under qemu
 #
 # The Rust tests that do not depend on the kernel level (stores, printing,
 # facts, single conversions, the unit tests) run once; the kernel tests and
@@ -44,10 +45,15 @@ AARCH64_CARGO = CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$(AARCH64_CC) \
 
 AARCH64_C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/aarch64/c_tests/%,$(wildcard c_tests/test_*.c))
 
-.PHONY: aarch64-env aarch64-lib test-aarch64 test-aarch64-rust test-aarch64-levels
+.PHONY: aarch64-env aarch64-lib lint-aarch64 test-aarch64 test-aarch64-rust test-aarch64-levels
 
 aarch64-env:
 	@scripts/cross-env aarch64 >/dev/null
+
+# clippy sees the code compiled for aarch64 only (the native lint rule
+# never does).
+lint-aarch64: aarch64-env
+	$(CARGO) clippy --target $(AARCH64_TARGET) --all-targets --quiet -- -D warnings
 
 # The soname is libnx_dtype.so.1: the loader needs that name beside it.
 aarch64-lib: aarch64-env
@@ -64,13 +70,16 @@ test-aarch64-rust: aarch64-lib
 	  --lib --test store --test print --test facts --test convert_one
 
 # One level on one CPU model: $(1) CPU, $(2) NX_DTYPE_ISA. test_convert
-# prints the level in use ("nx_kernel_isa: NAME").
+# prints the level in use ("nx_kernel_isa: NAME"). test_guard's self-check
+# children die by SIGSEGV on purpose, and qemu says so for each ("uncaught
+# target signal 11"); no core files (qemu would write them into the
+# current directory).
 define aarch64_level
 	@echo "== aarch64 -cpu $(1), NX_DTYPE_ISA=$(2)"
 	@got=$$(NX_DTYPE_ISA=$(2) $(call AARCH64_QEMU,$(1)) $(BUILD)/aarch64/c_tests/test_convert | sed -n 's/^nx_kernel_isa: //p'); \
 	  test "$$got" = "$(2)" || { echo "NX_DTYPE_ISA=$(2) on -cpu $(1): the library runs level '$$got'"; exit 1; }
 	NX_DTYPE_ISA=$(2) $(call AARCH64_CARGO,$(1)) test --release --target $(AARCH64_TARGET) --quiet --test kernels
-	@fail=0; for t in $(AARCH64_C_TESTS); do echo "== $$t (-cpu $(1), NX_DTYPE_ISA=$(2))"; \
+	@ulimit -c 0; fail=0; for t in $(AARCH64_C_TESTS); do echo "== $$t (-cpu $(1), NX_DTYPE_ISA=$(2))"; \
 	  NX_DTYPE_ISA=$(2) $(call AARCH64_QEMU,$(1)) ./$$t || fail=1; done; exit $$fail
 
 endef
@@ -90,7 +99,7 @@ test-aarch64-levels: aarch64-lib
 	$(foreach isa,$(AARCH64_ISAS_NO_BF16),$(call aarch64_level,$(AARCH64_CPU_NO_BF16),$(isa)))
 	$(foreach isa,$(AARCH64_FOREIGN_ISAS),$(call aarch64_foreign,$(isa)))
 
-test-aarch64: test-aarch64-rust test-aarch64-levels
+test-aarch64: lint-aarch64 test-aarch64-rust test-aarch64-levels
 	@echo "test-aarch64: every aarch64 suite passed"
 
 TEST_TARGETS += test-aarch64
