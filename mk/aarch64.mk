@@ -48,7 +48,7 @@ AARCH64_C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/aarch64/c_tests/%,$(wildcard 
 .PHONY: aarch64-env aarch64-lib lint-aarch64 test-aarch64 test-aarch64-rust test-aarch64-levels
 
 aarch64-env:
-	@scripts/cross-env aarch64 >/dev/null
+	@scripts/cross-env aarch64
 
 # clippy sees the code compiled for aarch64 only (the native lint rule
 # never does).
