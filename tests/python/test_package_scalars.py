@@ -223,3 +223,17 @@ SCALAR_ERRORS = [
 def test_scalar_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_the_documentation_runs():
+    """The examples in python/README.md and the package's docstring."""
+    import doctest
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "python" / "README.md"
+    globs = {"np": np, "ml_dtypes": ml_dtypes, "nx_dtype": nx}
+    flags = doctest.NORMALIZE_WHITESPACE
+    r = doctest.testfile(str(readme), module_relative=False, globs=globs, optionflags=flags)
+    assert r.attempted >= 6 and r.failed == 0
+    r = doctest.testmod(nx, optionflags=flags)
+    assert r.attempted >= 3 and r.failed == 0

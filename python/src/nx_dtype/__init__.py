@@ -6,7 +6,7 @@ over the C library libnx_dtype built into this package.
     >>> import numpy as np, nx_dtype
     >>> x = np.array([0.1, 448.0, 1e9], np.float32)
     >>> nx_dtype.astype(x, "float8_e4m3fn")      # an ml_dtypes float8_e4m3fn array
-    array([0.1015625, 448, 448], dtype=float8_e4m3fn)
+    array([0.101562, 448, 448], dtype='float8_e4m3fn')
     >>> nx_dtype.format(nx_dtype.astype(x, "float16")).tolist()
     ['0.1', '448', 'inf']
 

@@ -25,6 +25,17 @@ def _cpus() -> int:
 
 
 CPUS = _cpus()
+
+
+def _flat_code(d: Dtype, nibbles: bool) -> int:
+    """d's code for nxpy_run_flat, flagged when the side is in ml_dtypes' 4-bit layout."""
+    return d.code | (lib.NXPY_NIBBLES if nibbles else 0)
+
+
+# astype's common call by (a.dtype, dtype argument): the two codes for
+# nxpy_run_flat, the result's numpy dtype and the bytes an element moves.
+_FAST = {(sn, key): (_flat_code(s, s.nibbles), _flat_code(d, d.nibbles), d.numpy, s.itemsize + d.itemsize)
+         for sn, s in SOURCES.items() for key, d in TARGETS.items() if d.numpy is not None}
 _ndarray = np.ndarray
 _empty = np.empty
 _from_buffer = ffi.from_buffer
@@ -89,22 +100,23 @@ def astype(a: Union[np.ndarray, Packed], dtype: Any, *, out: Optional[np.ndarray
 
     Returns a numpy array of numpy's or ml_dtypes' dtype for `dtype`, of
     a's shape (with packed=True, the uint8 array)."""
-    # The common call, a C-contiguous array into a new one, in few steps.
-    if out is None and packed is False and threads is None and type(a) is _ndarray and a.flags.c_contiguous:
+    # The common call, a C-contiguous array into a new one: one lookup.
+    if out is None and packed is False and type(a) is _ndarray and a.flags.c_contiguous:
         try:
-            s = SOURCES[a.dtype]
-            d = TARGETS[dtype]
+            src, dst, result_dtype, width = _FAST[a.dtype, dtype]
         except (KeyError, TypeError):
             pass
         else:
-            if d.numpy is not None:
-                n = a.size
-                r = _empty(a.shape, d.numpy)
-                st = _run_flat(s.code, s.nibbles, _from_buffer(a), d.code, d.nibbles, _from_buffer(r), n,
-                               CPUS if n * (s.itemsize + d.itemsize) >= PARALLEL_BYTES else 1)
-                if st:
-                    fail(st, "astype")
-                return r
+            n = a.size
+            if threads is None:
+                threads = 1 if n * width < PARALLEL_BYTES else CPUS
+            elif type(threads) is not int or threads < 1:
+                return _astype(a, dtype, out, threads, packed)  # raises, naming it
+            r = _empty(a.shape, result_dtype)
+            st = _run_flat(src, _from_buffer(a), dst, _from_buffer(r), n, threads)
+            if st:
+                fail(st, "astype")
+            return r
     return _astype(a, dtype, out, threads, packed)
 
 
@@ -168,7 +180,8 @@ def _astype(a: Any, dtype: Any, out: Optional[np.ndarray], threads: Any, packed:
     dst_c = packed or result.flags.c_contiguous
     if (src_c and dst_c) or (not packed and not isinstance(a, Packed)
                              and source.flags.f_contiguous and result.flags.f_contiguous):
-        st = _run_flat(s.code, src_nibbles, _pointer(source), d.code, dst_nibbles, _pointer(result), n, threads)
+        st = _run_flat(_flat_code(s, src_nibbles), _pointer(source), _flat_code(d, dst_nibbles), _pointer(result), n,
+                       threads)
         if st:
             fail(st, "astype")
         return result

@@ -146,7 +146,17 @@ static int32_t run_segment(const nxpy_job *j, int64_t sp, int64_t dp, int64_t n)
       /* The low nibbles, as ml_dtypes reads them (it ignores the high
        * ones), packed by the library: uint8 -> uint4 keeps 0 .. 15. */
       const unsigned char *b = (const unsigned char *)s->base + soff;
-      for (int64_t k = 0; k < m; k++) low[k] = b[k * ss] & 0x0F;
+      int64_t k = 0;
+      if (ss == 1) {
+        /* Eight bytes at a time: the common, contiguous case. */
+        for (; k + 8 <= m; k += 8) {
+          uint64_t w;
+          memcpy(&w, b + k, 8);
+          w &= UINT64_C(0x0F0F0F0F0F0F0F0F);
+          memcpy(low + k, &w, 8);
+        }
+      }
+      for (; k < m; k++) low[k] = b[k * ss] & 0x0F;
       if ((st = p_convert(NX_UINT8, low, NX_UINT4, src4, m)) != NX_OK) return st;
       src = src4;
       soff = 0;
@@ -319,21 +329,21 @@ int32_t nxpy_run(const nxpy_job *job, int32_t threads) {
 }
 
 /* nxpy_run for two contiguous 1-D arrays of n elements: the common call,
- * without building a job in Python. */
-int32_t nxpy_run_flat(int32_t sdt, int32_t snibbles, const void *src, int32_t ddt, int32_t dnibbles,
-                      void *dst, int64_t n, int32_t threads);
-int32_t nxpy_run_flat(int32_t sdt, int32_t snibbles, const void *src, int32_t ddt, int32_t dnibbles,
-                      void *dst, int64_t n, int32_t threads) {
+ * without building a job in Python. A dtype code with NXPY_NIBBLES added
+ * names that side in ml_dtypes' 4-bit layout. */
+#define NXPY_NIBBLES 0x100
+int32_t nxpy_run_flat(int32_t src_dt, const void *src, int32_t dst_dt, void *dst, int64_t n, int32_t threads);
+int32_t nxpy_run_flat(int32_t src_dt, const void *src, int32_t dst_dt, void *dst, int64_t n, int32_t threads) {
   nxpy_job job;
   job.ndim = 1;
   job.shape[0] = n;
-  job.src.dt = sdt;
-  job.src.nibbles = snibbles;
+  job.src.dt = src_dt & ~NXPY_NIBBLES;
+  job.src.nibbles = (src_dt & NXPY_NIBBLES) != 0;
   job.src.base = (void *)(uintptr_t)src;
   job.src.offset = 0;
   job.src.strides[0] = 1;
-  job.dst.dt = ddt;
-  job.dst.nibbles = dnibbles;
+  job.dst.dt = dst_dt & ~NXPY_NIBBLES;
+  job.dst.nibbles = (dst_dt & NXPY_NIBBLES) != 0;
   job.dst.base = dst;
   job.dst.offset = 0;
   job.dst.strides[0] = 1;
