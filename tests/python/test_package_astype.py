@@ -295,6 +295,10 @@ def test_rules_named():
     y = np.array([1 + 2**-8 + 2**-30])
     assert nx.astype(y, "bfloat16").view(np.uint16)[0] == 0x3F81
     assert y.astype(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0] == 0x3F80  # twice: the tie
+    # and from int64: just past a float32 tie; through float64 it would be the tie, rounded down.
+    z = np.array([2**60 + 2**36 + 1])
+    assert nx.astype(z, "float32")[0] == np.float32(2**60 + 2**37)
+    assert z.astype(np.float64).astype(np.float32)[0] == np.float32(2**60)
     # Integers saturate; numpy wraps.
     assert nx.astype(np.array([300, -300, 70000]), "int8").tolist() == [127, -128, 127]
     assert nx.astype(np.array([-5, 20]), "uint4").view(np.uint8).tolist() == [0, 15]

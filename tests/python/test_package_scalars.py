@@ -191,6 +191,8 @@ def test_store_and_load():
     assert nx.store(2**63, "uint64") == (2**63).to_bytes(8, "little")
     assert nx.store(2**64 - 1, "float32") == np.float32(2**64).tobytes()  # rounds once from the exact integer
     assert nx.store(2**53 + 1, "float64") == np.float64(2**53).tobytes()  # the tie goes to even
+    # Just past a float32 tie; through float64 it would be the tie, and round down.
+    assert nx.store(2**60 + 2**36 + 1, "float32") == np.float32(2**60 + 2**37).tobytes()
     assert nx.store(300, "int8") == b"\x7f" and nx.store(-1, "uint8") == b"\x00"
     assert nx.store(1.5 - 2j, "complex64") == np.complex64(1.5 - 2j).tobytes()
     assert nx.store(1.5 - 2j, "float16") == np.float16(1.5).tobytes()  # the real part
