@@ -34,6 +34,8 @@ python-package: $(PKG_VENV)/.installed
 # NX_PACKAGE_TESTS: the package must import (test-python, which collects
 # the same files without the package, skips them).
 test-python-package: $(PKG_VENV)/.installed
+	@# The package's C, under the project's warnings (cffi compiles it with its own flags).
+	$(CC) -std=c99 $(WARN) -Iinclude -fsyntax-only python/src/nx_dtype/_shim.c
 	NX_PACKAGE_TESTS=1 $(PKG_PYTHON) -m pytest -q -p no:cacheprovider tests/python/test_package*.py
 
 bench-python: $(PKG_VENV)/.installed

@@ -32,9 +32,12 @@ def _flat_code(d: Dtype, nibbles: bool) -> int:
     return d.code | (lib.NXPY_NIBBLES if nibbles else 0)
 
 
-# astype's common call by (a.dtype, dtype argument): the two codes for
+# astype's common call by (id(a.dtype), dtype argument): the two codes for
 # nxpy_run_flat, the result's numpy dtype and the bytes an element moves.
-_FAST = {(sn, key): (_flat_code(s, s.nibbles), _flat_code(d, d.nibbles), d.numpy, s.itemsize + d.itemsize)
+# By id: hashing a numpy dtype costs more than the rest of the lookup, and
+# the arrays of a dtype share its object (SOURCES keeps these alive). An
+# equal dtype that is another object takes the general path.
+_FAST = {(id(sn), key): (_flat_code(s, s.nibbles), _flat_code(d, d.nibbles), d.numpy, s.itemsize + d.itemsize)
          for sn, s in SOURCES.items() for key, d in TARGETS.items() if d.numpy is not None}
 _ndarray = np.ndarray
 _empty = np.empty
@@ -103,7 +106,7 @@ def astype(a: Union[np.ndarray, Packed], dtype: Any, *, out: Optional[np.ndarray
     # The common call, a C-contiguous array into a new one: one lookup.
     if out is None and packed is False and type(a) is _ndarray and a.flags.c_contiguous:
         try:
-            src, dst, result_dtype, width = _FAST[a.dtype, dtype]
+            src, dst, result_dtype, width = _FAST[id(a.dtype), dtype]
         except (KeyError, TypeError):
             pass
         else:
