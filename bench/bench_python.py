@@ -106,15 +106,16 @@ def bench_rows(only, sizes):
             n = size // np.dtype(wide).itemsize
             a = source(s, n, rng)
             other = other_of(s, d)
-            fns = [lambda: nx_dtype.astype(a, d), lambda: nx_dtype.astype(a, d, threads=1),
-                   lambda: a.astype(NP[d])]
+            # Default arguments bind each function to this row's arrays now.
+            fns = [lambda a=a, d=d: nx_dtype.astype(a, d), lambda a=a, d=d: nx_dtype.astype(a, d, threads=1),
+                   lambda a=a, t=NP[d]: a.astype(t)]
             ts, td = TORCH.get(s), TORCH.get(d)
             ta = None
             if ts is not None and td is not None:
                 # torch reads numpy's own dtypes; ml_dtypes' go over as their raw bits.
                 raw = a if s in ("float64", "float32", "float16") else a.view(np.uint16 if a.itemsize == 2 else np.uint8)
                 ta = torch.from_numpy(raw).view(ts)
-                fns.append(lambda: ta.to(td))
+                fns.append(lambda ta=ta, td=td: ta.to(td))
             # Same bytes as the other library, where it follows the same rules, is tested elsewhere;
             # here only that both produce an array of the same dtype.
             assert nx_dtype.astype(a, d).dtype == a.astype(NP[d]).dtype
