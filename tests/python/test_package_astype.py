@@ -196,7 +196,7 @@ def as_double(x):
 
 
 def rule(x, d):
-    """The destination bits SEMANTICS.md's table gives for source value x
+    """The destination bits the conversion rules give for source value x
     (from read(); complex sources as (re, im) of read() values)."""
     if isinstance(x, list):  # complex source
         re, im = x
