@@ -10,7 +10,6 @@
 //! `each` is the one loop of every kernel: whole steps, the source
 //! prefetched ahead when a streamed call asks, then the last partial step.
 
-use super::Raw;
 use crate::codes::*;
 use crate::format::{Format, E2M1FN};
 use crate::table::Dtype;
@@ -18,6 +17,11 @@ use std::mem::MaybeUninit;
 
 /// Elements a step.
 pub(crate) const STEP: usize = 32;
+
+/// A raw kernel: `n` elements from `src` into `dst` (both from bit 0), its
+/// source prefetched `ahead` bytes ahead (0: not at all); see `SimdKernel`
+/// for what it may read and write.
+pub type Raw = unsafe fn(*const u8, *mut u8, usize, usize);
 
 /// What a kernel's float instructions need from the floating-point
 /// environment beyond the default (round to nearest-even, subnormals kept,

@@ -31,6 +31,7 @@ pub mod x86;
 mod generic;
 
 pub use driver::{piece_of, run, streamed, ALIGN_DST_BYTES, ALIGN_MIN, BIG_CALL, STREAM_MIN};
+pub use lanes::Raw;
 pub use plan::{plan, Side, Span};
 
 use crate::table::Dtype;
@@ -245,11 +246,6 @@ pub enum Store {
     Fetch(usize),
     Held(FpState),
 }
-
-/// A raw kernel: `n` elements from `src` into `dst` (both from bit 0), its
-/// source prefetched `ahead` bytes ahead (0: not at all); see `SimdKernel`
-/// for what it may read and write.
-pub type Raw = unsafe fn(*const u8, *mut u8, usize, usize);
 
 /// A contiguous SIMD kernel, called as `k(src, dst, n, head, store)` on `n`
 /// elements from bit 0 of both sides (the last byte of a sub-byte side read
