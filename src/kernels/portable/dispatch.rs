@@ -5,7 +5,7 @@
 
 use super::elems::{Bf16, Bit, Bool, Casts, E2m1, E4m3, E5m2, C128, C64, F16, I4, U4};
 use super::lanes::Lanes;
-use super::lookup::Lookup;
+use super::lookup::{Lookup, Nibbles, Octets};
 use super::{entry, Pair};
 use crate::kernels::lanes::Side;
 use crate::kernels::rules::{self, reachable, rules, Level, Pat, Table};
@@ -33,14 +33,27 @@ macro_rules! steps {
 }
 
 rules! { PORTABLE_RULES, fill;
-    /// The 8- and 4-bit sources by table (of the 8-bit integers, only into
-    /// the formats no machine type holds: into the others a cast is
-    /// cheaper than a load).
+    /// The sub-byte sources by table, a source byte's elements at once
+    /// (but for 4 bits into bit, which takes four source bytes a byte).
+    "lookup.pairs" needs 0, align false, steps<Nibbles> {
+        [E2m1, I4, U4] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool];
+    }
+    "lookup.octets" needs 0, align false, steps<Octets> {
+        [Bit] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool];
+    }
+    /// The 8-bit floats by table, and the 8-bit integers into the formats
+    /// no machine type holds (into the others a cast is cheaper than a
+    /// load).
     "lookup" needs 0, align false, steps<Lookup> {
-        [E4m3, E5m2, E2m1, I4, U4] =>
+        [E4m3, E5m2] =>
             [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
              C128, C64, Bool, Bit];
         [i8, u8] => [F16, Bf16, E4m3, E5m2, E2m1];
+        [E2m1, I4, U4] => [Bit];
     }
     /// Into the formats no machine type holds, and from float16 and
     /// bfloat16: through float32 bits.
@@ -54,7 +67,7 @@ rules! { PORTABLE_RULES, fill;
         [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, C128, C64] =>
             [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4, C128, C64, Bool, Bit];
         [F16, Bf16] => [Bool, Bit];
-        [Bool, Bit] =>
+        [Bool] =>
             [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
              C128, C64, Bool, Bit];
     }

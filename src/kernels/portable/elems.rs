@@ -5,26 +5,32 @@
 //!
 //! - integer -> integer: clamped into the range both hold, then converted
 //!   (exactly, now);
-//! - float -> integer: Rust's `as`, which truncates, saturates and takes
-//!   NaN to 0; into int4 and uint4, then clamped;
+//! - float -> integer: as Rust's `as`, which truncates, saturates and takes
+//!   NaN to 0 (`trunc.rs`); into int4 and uint4, then clamped;
 //! - integer -> float: `as`, one rounding (nearest-even, under the
 //!   environment `Arch::under` sets), or exact;
-//! - float32 <-> float64: `as` for the numbers; a NaN is built from its bits
-//!   (quiet, its payload's top bits kept), as no target promises `as` does;
+//! - float32 <-> float64: `as`, which makes a NaN quiet keeping its payload
+//!   where the target's conversion does (`floats::KEEPS_NAN`); elsewhere
+//!   the NaN is built from its bits;
 //! - complex: a complex converts as its real part, into a complex part by
 //!   part; a real becomes (the real, +0);
 //! - bool and bit: "not zero" (a float's magnitude bits, so a NaN is true),
 //!   and from them 0 or 1 in the destination's encoding.
 
+use super::floats::{nan32, nan64};
+use super::trunc::Trunc;
 use super::{Pair, Step, STEP};
 use crate::codes::*;
 use crate::kernels::lanes::Side;
 
-/// A dtype whose `STEP` elements are read from and written to their bytes
-/// (`STEP * BITS / 8` of them) as an array.
+/// A dtype whose elements are read from and written to their bytes: as the
+/// elements are used and made, where they fill whole bytes each (any
+/// number of them), so that the compiler fuses a kernel's work into one
+/// loop; a step's (`STEP * BITS / 8` bytes) through an array unpacked or
+/// packed after, where they share bytes.
 pub(crate) trait Elem: Copy + Default + Side {
-    fn load(src: &[u8]) -> [Self; STEP];
-    fn store(v: &[Self; STEP], dst: &mut [u8]);
+    fn read(src: &[u8]) -> impl Iterator<Item = Self>;
+    fn write(dst: &mut [u8], v: impl Iterator<Item = Self>);
 }
 
 /// float16 bits.
@@ -57,9 +63,9 @@ pub(crate) struct C64(pub [f32; 2]);
 /// bool: a byte, true when not zero.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Bool(pub u8);
-/// bit: 0 or 1.
+/// bit: false or true.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Bit(pub u8);
+pub(crate) struct Bit(pub bool);
 
 /// `Elem` for types of whole bytes: `$t: width, code, |bytes| value, |value|
 /// bytes;`.
@@ -70,16 +76,12 @@ macro_rules! words {
         }
         impl Elem for $t {
             #[inline(always)]
-            fn load(src: &[u8]) -> [Self; STEP] {
-                let mut v = [Self::default(); STEP];
-                for (x, &$b) in v.iter_mut().zip(src.as_chunks::<$w>().0) {
-                    *x = $get;
-                }
-                v
+            fn read(src: &[u8]) -> impl Iterator<Item = Self> {
+                src.as_chunks::<$w>().0.iter().map(|&$b| $get)
             }
             #[inline(always)]
-            fn store(v: &[Self; STEP], dst: &mut [u8]) {
-                for (&$x, b) in v.iter().zip(dst.as_chunks_mut::<$w>().0) {
+            fn write(dst: &mut [u8], v: impl Iterator<Item = Self>) {
+                for (b, $x) in dst.as_chunks_mut::<$w>().0.iter_mut().zip(v) {
                     *b = $put;
                 }
             }
@@ -117,6 +119,16 @@ words! {
         |x| (u64::from(x.0[0].to_bits()) | u64::from(x.0[1].to_bits()) << 32).to_le_bytes();
 }
 
+/// The step's elements of `v`, in an array (for packing).
+#[inline(always)]
+fn gather<T: Copy + Default>(v: impl Iterator<Item = T>) -> [T; STEP] {
+    let mut a = [T::default(); STEP];
+    for (a, x) in a.iter_mut().zip(v) {
+        *a = x;
+    }
+    a
+}
+
 /// `Elem` for the 4-bit dtypes, two a byte, low nibble first: `$t, code,
 /// |nibble| value, |value| nibble;`.
 macro_rules! nibbles {
@@ -126,15 +138,16 @@ macro_rules! nibbles {
         }
         impl Elem for $t {
             #[inline(always)]
-            fn load(src: &[u8]) -> [Self; STEP] {
+            fn read(src: &[u8]) -> impl Iterator<Item = Self> {
                 let mut v = [Self::default(); STEP];
                 for (p, &b) in v.as_chunks_mut::<2>().0.iter_mut().zip(src) {
                     *p = [b & 15, b >> 4].map(|$c| $get);
                 }
-                v
+                v.into_iter()
             }
             #[inline(always)]
-            fn store(v: &[Self; STEP], dst: &mut [u8]) {
+            fn write(dst: &mut [u8], v: impl Iterator<Item = Self>) {
+                let v = gather(v);
                 for (p, b) in v.as_chunks::<2>().0.iter().zip(dst) {
                     let [lo, hi] = p.map(|$x| ($put) & 15);
                     *b = lo | hi << 4;
@@ -156,22 +169,38 @@ impl Side for Bit {
 
 impl Elem for Bit {
     #[inline(always)]
-    fn load(src: &[u8]) -> [Self; STEP] {
-        let mut v = [Bit(0); STEP];
+    fn read(src: &[u8]) -> impl Iterator<Item = Self> {
+        let mut v = [Bit(false); STEP];
         for (o, &b) in v.as_chunks_mut::<8>().0.iter_mut().zip(src) {
             for (k, x) in o.iter_mut().enumerate() {
-                *x = Bit((b >> k) & 1);
+                *x = Bit((b >> k) & 1 != 0);
             }
         }
-        v
+        v.into_iter()
     }
     #[inline(always)]
-    fn store(v: &[Self; STEP], dst: &mut [u8]) {
+    fn write(dst: &mut [u8], v: impl Iterator<Item = Self>) {
+        // Eight bits from eight bytes of 0 or 1 by one multiplication: byte
+        // k's bit lands on bit 56 + k, every other product on a bit of its
+        // own below.
+        let v = gather(v);
         for (o, b) in v.as_chunks::<8>().0.iter().zip(dst) {
-            *b = o
-                .iter()
-                .enumerate()
-                .fold(0, |acc, (k, x)| acc | (x.0 & 1) << k);
+            let w = u64::from_le_bytes(o.map(|x| u8::from(x.0)));
+            *b = (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+        }
+    }
+}
+
+/// `f` on all of `src` and `dst` (whole steps of `S` and `D`) where both
+/// sides are whole bytes, else on each step.
+#[inline(always)]
+pub(crate) fn by_steps<S: Side, D: Side>(src: &[u8], dst: &mut [u8], f: impl Fn(&[u8], &mut [u8])) {
+    if S::BITS.is_multiple_of(8) && D::BITS.is_multiple_of(8) {
+        f(src, dst);
+    } else {
+        let (sw, dw) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
+        for (s, d) in src.chunks_exact(sw).zip(dst.chunks_exact_mut(dw)) {
+            f(s, d);
         }
     }
 }
@@ -185,12 +214,7 @@ impl<S: Elem + Cast<D>, D: Elem> Step for Pair<Casts, S, D> {
     const FLOATS: bool = <S as Cast<D>>::FLOATS;
     #[inline(always)]
     fn step(src: &[u8], dst: &mut [u8]) {
-        let x = S::load(src);
-        let mut y = [D::default(); STEP];
-        for (y, x) in y.iter_mut().zip(x) {
-            *y = x.cast();
-        }
-        D::store(&y, dst);
+        by_steps::<S, D>(src, dst, |s, d| D::write(d, S::read(s).map(Cast::cast)));
     }
 }
 
@@ -254,8 +278,23 @@ macro_rules! to_nibble {
     )*};
 }
 
-/// Float -> integer: `as` (truncated, saturated, NaN 0).
+/// Float -> integer: as `as` (truncated, saturated, NaN 0), by `Trunc`
+/// into 32 bits and fewer, where `as` is not vectorized everywhere.
 macro_rules! truncate {
+    ($s:ty, $d:ty) => {
+        impl Cast<$d> for $s {
+            const FLOATS: bool = true;
+            #[inline(always)]
+            fn cast(self) -> $d {
+                Trunc::<$d>::trunc(self)
+            }
+        }
+    };
+}
+
+/// Float -> int64, uint64: `as` (no target converts them a vector at a
+/// time before AVX-512).
+macro_rules! truncate64 {
     ($s:ty, $d:ty) => {
         impl Cast<$d> for $s {
             const FLOATS: bool = true;
@@ -267,21 +306,21 @@ macro_rules! truncate {
     };
 }
 
-/// Float -> int4, uint4: truncated and saturated into 8 bits, clamped.
+/// Float -> int4, uint4: into 8 bits, then clamped.
 macro_rules! float_to_nibble {
     ($($s:ty),*) => {$(
         impl Cast<I4> for $s {
             const FLOATS: bool = true;
             #[inline(always)]
             fn cast(self) -> I4 {
-                I4((self as i8).clamp(-8, 7))
+                I4(Trunc::<i8>::trunc(self).clamp(-8, 7))
             }
         }
         impl Cast<U4> for $s {
             const FLOATS: bool = true;
             #[inline(always)]
             fn cast(self) -> U4 {
-                U4((self as u8).min(15))
+                U4(Trunc::<u8>::trunc(self).min(15))
             }
         }
     )*};
@@ -315,7 +354,7 @@ macro_rules! truth {
             #[inline(always)]
             fn cast(self) -> Bit {
                 let $x = self;
-                Bit(u8::from($nonzero))
+                Bit($nonzero)
             }
         }
     )*};
@@ -334,7 +373,7 @@ macro_rules! from_truth {
         impl Cast<$d> for Bit {
             #[inline(always)]
             fn cast(self) -> $d {
-                let $t = self.0 != 0;
+                let $t = self.0;
                 $one
             }
         }
@@ -364,7 +403,8 @@ macro_rules! complex {
 
 cross!(saturate; [i64, u64, i32, u32, i16, u16, i8, u8]; [i64, u64, i32, u32, i16, u16, i8, u8]);
 to_nibble!(i64, u64, i32, u32, i16, u16, i8, u8);
-cross!(truncate; [f64, f32]; [i64, u64, i32, u32, i16, u16, i8, u8]);
+cross!(truncate; [f64, f32]; [i32, u32, i16, u16, i8, u8]);
+cross!(truncate64; [f64, f32]; [i64, u64]);
 float_to_nibble!(f64, f32);
 to_float!(true; i32, u32, i16, u16, i8, u8 => f64);
 to_float!(false; i64, u64 => f64);
@@ -408,11 +448,7 @@ impl Cast<f32> for f64 {
     const FLOATS: bool = true;
     #[inline(always)]
     fn cast(self) -> f32 {
-        let b = self.to_bits();
-        let nan = (b >> 32) as u32 & 0x7FFF_FFFF;
-        let nan = nan > 0x7FF0_0000 || (nan == 0x7FF0_0000 && b as u32 != 0);
-        let q = (b >> 32) as u32 & 0x8000_0000 | 0x7FC0_0000 | (b >> 29) as u32 & 0x3F_FFFF;
-        f32::from_bits(if nan { q } else { (self as f32).to_bits() })
+        f32::from_bits(nan32(self.to_bits(), self as f32))
     }
 }
 
@@ -421,21 +457,7 @@ impl Cast<f64> for f32 {
     const FLOATS: bool = true;
     #[inline(always)]
     fn cast(self) -> f64 {
-        f64::from_bits(widen(self.to_bits(), (self as f64).to_bits()))
-    }
-}
-
-/// The float64 bits of float32 bits `x` whose number, if any, converts to
-/// `number` (float64 bits): those, or for a NaN the quiet NaN of its sign
-/// with its payload.
-#[inline(always)]
-pub(crate) fn widen(x: u32, number: u64) -> u64 {
-    let q =
-        u64::from(x & 0x8000_0000) << 32 | 0x7FF8_0000_0000_0000 | u64::from(x & 0x3F_FFFF) << 29;
-    if x & 0x7FFF_FFFF > 0x7F80_0000 {
-        q
-    } else {
-        number
+        f64::from_bits(nan64(self.to_bits(), (self as f64).to_bits()))
     }
 }
 
@@ -514,20 +536,22 @@ same!(C128, C64, Bool, Bit);
 impl Cast<Bit> for Bool {
     #[inline(always)]
     fn cast(self) -> Bit {
-        Bit(u8::from(self.0 != 0))
+        Bit(self.0 != 0)
     }
 }
 
 impl Cast<Bool> for Bit {
     #[inline(always)]
     fn cast(self) -> Bool {
-        Bool(self.0)
+        Bool(u8::from(self.0))
     }
 }
 
+// The floats by their bits: a select, which vectorizes better than an
+// integer converted.
 from_truth! {
-    |t| f64 = f64::from(u8::from(t));
-    |t| f32 = f32::from(u8::from(t));
+    |t| f64 = f64::from_bits(if t { 0x3FF0_0000_0000_0000 } else { 0 });
+    |t| f32 = f32::from_bits(if t { 0x3F80_0000 } else { 0 });
     |t| i64 = i64::from(t);
     |t| u64 = u64::from(t);
     |t| i32 = i32::from(t);
@@ -543,6 +567,6 @@ from_truth! {
     |t| E4m3 = E4m3(if t { 0x38 } else { 0 });
     |t| E5m2 = E5m2(if t { 0x3C } else { 0 });
     |t| E2m1 = E2m1(if t { 0x2 } else { 0 });
-    |t| C128 = C128([f64::from(u8::from(t)), 0.0]);
-    |t| C64 = C64([f32::from(u8::from(t)), 0.0]);
+    |t| C128 = C128([f64::from_bits(if t { 0x3FF0_0000_0000_0000 } else { 0 }), 0.0]);
+    |t| C64 = C64([f32::from_bits(if t { 0x3F80_0000 } else { 0 }), 0.0]);
 }

@@ -5,6 +5,13 @@
 
 use crate::format::{Format, Specials};
 
+/// Whether this target's conversions between float32 and float64 make a
+/// NaN quiet, keeping its sign and its payload's top bits, as SEMANTICS.md
+/// asks and IEEE 754 recommends: x86's SSE, and aarch64 while FPCR.DN is
+/// clear (`Arch::under` clears it). Elsewhere (RISC-V gives its canonical
+/// NaN, for one) the NaN is built from the source's bits.
+pub(crate) const KEEPS_NAN: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
 /// A format float32 bits round into (`narrow`), and the constants of that
 /// rounding, derived from the format.
 pub(crate) trait Narrow {
@@ -49,27 +56,30 @@ pub(crate) trait Narrow {
 /// exponent's bias changes by the subtraction folded into `ROUND`. A
 /// subnormal one, by the float addition `MAGIC` (under round to
 /// nearest-even, which `Arch::under` sets): exact but for that one rounding,
-/// at the right bit. Formats with float32's exponent range (bfloat16) need
-/// no second case: their subnormals are float32's, shifted.
+/// at the right bit. A format with float32's exponent range (bfloat16)
+/// needs neither the second case nor the sign taken apart: its subnormals
+/// are float32's, and the rounding carries into the exponent, up to
+/// infinity, as it should.
 #[inline(always)]
 pub(crate) fn narrow<N: Narrow>(x: u32) -> u32 {
     let a = x & 0x7FFF_FFFF;
+    let nan = a > 0x7F80_0000;
+    let (fb, fm) = (N::F.fraction_bits, N::F.fraction_mask() as u32);
+    if N::MIN_NORMAL == 0x0080_0000 {
+        let odd = (x >> N::SH) & 1;
+        let code = x.wrapping_add(N::ROUND).wrapping_add(odd) >> N::SH;
+        return if nan {
+            x >> N::SH | 1 << (fb - 1)
+        } else {
+            code
+        };
+    }
     let sign = (x >> 31) << (N::F.bits() - 1);
     let odd = (a >> N::SH) & 1;
     let normal = a.wrapping_add(N::ROUND).wrapping_add(odd) >> N::SH;
-    let code = if N::MIN_NORMAL > 0x0080_0000 {
-        let magic = f32::from_bits(N::MAGIC);
-        let sub = (f32::from_bits(a) + magic).to_bits().wrapping_sub(N::MAGIC);
-        if a < N::MIN_NORMAL {
-            sub
-        } else {
-            normal
-        }
-    } else {
-        normal
-    };
-    let nan = a > 0x7F80_0000;
-    let (fb, fm) = (N::F.fraction_bits, N::F.fraction_mask() as u32);
+    let magic = f32::from_bits(N::MAGIC);
+    let sub = (f32::from_bits(a) + magic).to_bits().wrapping_sub(N::MAGIC);
+    let code = if a < N::MIN_NORMAL { sub } else { normal };
     let special = match N::F.specials {
         Specials::Ieee => {
             N::OVER
@@ -118,8 +128,7 @@ pub(crate) fn bf16_bits(h: u16) -> u32 {
 /// float64 bits -> float32 bits that round into every narrow format
 /// (`Narrow`) as the float64 does: where any bit below bit 40 is set, set
 /// bit 40, clear those below, and convert (exactly, where float32 is
-/// normal). A NaN keeps its sign and top payload bits, built in the
-/// integers (no target promises a conversion keeps them).
+/// normal). A NaN keeps its sign and top payload bits (`nan32`).
 ///
 /// Why: the narrow formats keep at most 10 fraction bits, and round at
 /// float64 bit 41 or above: bit 40 set where anything below it was is a
@@ -135,15 +144,36 @@ pub(crate) fn bf16_bits(h: u16) -> u32 {
 #[inline(always)]
 pub(crate) fn fold(b: u64) -> u32 {
     const LOW: u64 = (1 << 40) - 1;
-    let sticky = u64::from(b & LOW != 0) << 40;
+    // Bit 40 of the low bits plus LOW: set by the carry where any is.
+    let sticky = ((b & LOW) + LOW) & (1 << 40);
     let x = f64::from_bits((b & !LOW) | sticky) as f32;
-    let hi = (b >> 32) as u32;
-    let nan = hi & 0x7FFF_FFFF > 0x7FF0_0000 || (hi & 0x7FFF_FFFF == 0x7FF0_0000 && b as u32 != 0);
-    let q = hi & 0x8000_0000 | 0x7FC0_0000 | (b >> 29) as u32 & 0x3F_FFFF;
-    if nan {
+    nan32(b, x)
+}
+
+/// float64 bits `b` converted to the float32 `x`: `x`'s bits, or where `b`
+/// is a NaN and the target's conversion may not keep it (`KEEPS_NAN`), the
+/// quiet NaN of its sign with its payload's top 22 bits.
+#[inline(always)]
+pub(crate) fn nan32(b: u64, x: f32) -> u32 {
+    let q = (b >> 32) as u32 & 0x8000_0000 | 0x7FC0_0000 | (b >> 29) as u32 & 0x3F_FFFF;
+    if !KEEPS_NAN && f64::from_bits(b).is_nan() {
         q
     } else {
         x.to_bits()
+    }
+}
+
+/// float32 bits `x` converted to the float64 bits `y`: `y`, or where `x`
+/// is a NaN and the target's conversion may not keep it (`KEEPS_NAN`), the
+/// quiet NaN of its sign with its whole payload.
+#[inline(always)]
+pub(crate) fn nan64(x: u32, y: u64) -> u64 {
+    let q =
+        u64::from(x & 0x8000_0000) << 32 | 0x7FF8_0000_0000_0000 | u64::from(x & 0x3F_FFFF) << 29;
+    if !KEEPS_NAN && x & 0x7FFF_FFFF > 0x7F80_0000 {
+        q
+    } else {
+        y
     }
 }
 

@@ -35,16 +35,14 @@ impl<S: Dec, D: Enc> Step for Pair<Lanes, S, D> {
     const FLOATS: bool = <S as Dec>::FLOATS || <D as Enc>::FLOATS;
     #[inline(always)]
     fn step(src: &[u8], dst: &mut [u8]) {
-        let x = S::load(src);
-        let mut lanes = [0u32; STEP];
-        for (l, x) in lanes.iter_mut().zip(x) {
-            *l = x.dec();
+        let (sw, dw) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
+        for (s, d) in src.chunks_exact(sw).zip(dst.chunks_exact_mut(dw)) {
+            let mut lanes = [0u32; STEP];
+            for (l, x) in lanes.iter_mut().zip(S::read(s)) {
+                *l = x.dec();
+            }
+            D::write(d, lanes.iter().map(|&l| D::enc(l)));
         }
-        let mut y = [D::default(); STEP];
-        for (y, &l) in y.iter_mut().zip(&lanes) {
-            *y = D::enc(l);
-        }
-        D::store(&y, dst);
     }
 }
 

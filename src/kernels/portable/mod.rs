@@ -28,6 +28,8 @@ mod elems;
 mod floats;
 mod lanes;
 mod lookup;
+#[allow(unsafe_code)] // one conversion that cannot overflow, by construction
+mod trunc;
 
 pub use dispatch::{kernel, LEVEL};
 
@@ -38,8 +40,9 @@ use super::{Arch, Native, Store};
 /// enough that the compiler unrolls a step's stages into whole vectors.
 pub(crate) const STEP: usize = 32;
 
-/// A kernel's step: `STEP` elements of `SB` bits from `src` into elements
-/// of `DB` bits in `dst` (both exactly a step's bytes long).
+/// A kernel: whole steps of `STEP` elements of `SB` bits from `src` into
+/// elements of `DB` bits in `dst` (the slices hold the same number of
+/// steps).
 pub(crate) trait Step {
     const SB: usize;
     const DB: usize;
@@ -47,6 +50,9 @@ pub(crate) trait Step {
     /// `Arch::under`); integer-only steps and exact integer-to-float
     /// conversions need no environment.
     const FLOATS: bool;
+    /// Steps a call of `step` converts in `run`'s loop: enough that the
+    /// loop's own work is small beside the conversion's.
+    const GROUP: usize = 8;
     fn step(src: &[u8], dst: &mut [u8]);
 }
 
@@ -57,38 +63,51 @@ pub(crate) struct Pair<F, S, D>(std::marker::PhantomData<(F, S, D)>);
 /// The largest step, in bytes (complex128).
 const STEP_MAX: usize = STEP * 16;
 
-/// `n` elements of `K` from `src` into `dst` (their first bytes), whole
-/// steps in place, then the last partial step through stack buffers (the
-/// source's bytes past the elements zeroed; the destination's last byte
-/// written whole). `ahead`: how far ahead to prefetch the source (0: not).
+/// `n` elements of `K` from `src` into `dst` (their first bytes): `GROUP`
+/// steps at a time in place, then single steps, then the last partial
+/// step as the last `STEP` elements again where there are that many on
+/// whole bytes (some converted twice, to the same bytes), else through
+/// stack buffers (the source's bytes past the elements zeroed; the
+/// destination's last byte written whole). `ahead`: how far ahead to
+/// prefetch the source (0: not).
 #[inline(never)]
 fn run<K: Step>(src: &[u8], dst: &mut [u8], n: usize, ahead: usize) {
-    let (sw, dw) = (STEP * K::SB / 8, STEP * K::DB / 8);
     let fetch = Fetch::new::<true>(src.as_ptr(), K::SB, ahead);
-    // The whole steps' destination, and the partial step's after it.
-    let whole = n / STEP * STEP;
-    let (body, rest) = dst.split_at_mut((whole * K::DB / 8).min(dst.len()));
-    let step = |i: usize| {
+    let dst = std::cell::RefCell::new(dst);
+    // Elements i .. i + m, m a multiple of STEP, in place.
+    let steps = |i: usize, m: usize| {
         let (s, d) = (i * K::SB / 8, i * K::DB / 8);
-        if let (Some(s), Some(d)) = (src.get(s..s + sw), body.get_mut(d..d + dw)) {
+        let mut dst = dst.borrow_mut();
+        let to = dst.get_mut(d..d + m * K::DB / 8);
+        if let (Some(s), Some(d)) = (src.get(s..s + m * K::SB / 8), to) {
             K::step(s, d);
         }
     };
+    let group = K::GROUP * STEP;
+    let whole = |n: usize| (n * K::SB).is_multiple_of(8) && (n * K::DB).is_multiple_of(8);
     let part = |i: usize, left: usize| {
-        let (sl, dl) = ((left * K::SB).div_ceil(8), (left * K::DB).div_ceil(8));
-        let (mut sbuf, mut dbuf) = ([0u8; STEP_MAX], [0u8; STEP_MAX]);
-        let s = i * K::SB / 8;
-        if let (Some(s), Some(b)) = (src.get(s..s + sl), sbuf.get_mut(..sl)) {
-            b.copy_from_slice(s);
-        }
-        if let (Some(s), Some(d)) = (sbuf.get(..sw), dbuf.get_mut(..dw)) {
-            K::step(s, d);
-        }
-        if let (Some(d), Some(b)) = (rest.get_mut(..dl), dbuf.get(..dl)) {
-            d.copy_from_slice(b);
+        if left == STEP {
+            steps(i, STEP);
+        } else if n >= STEP && whole(n - STEP) {
+            steps(n - STEP, STEP);
+        } else {
+            let (sw, dw) = (STEP * K::SB / 8, STEP * K::DB / 8);
+            let (sl, dl) = ((left * K::SB).div_ceil(8), (left * K::DB).div_ceil(8));
+            let (mut sbuf, mut dbuf) = ([0u8; STEP_MAX], [0u8; STEP_MAX]);
+            let s = i * K::SB / 8;
+            if let (Some(s), Some(b)) = (src.get(s..s + sl), sbuf.get_mut(..sl)) {
+                b.copy_from_slice(s);
+            }
+            if let (Some(s), Some(d)) = (sbuf.get(..sw), dbuf.get_mut(..dw)) {
+                K::step(s, d);
+            }
+            let d = i * K::DB / 8;
+            if let (Some(d), Some(b)) = (dst.borrow_mut().get_mut(d..d + dl), dbuf.get(..dl)) {
+                d.copy_from_slice(b);
+            }
         }
     };
-    each(n, STEP, STEP, fetch, step, part);
+    each(n, group, STEP, fetch, |i| steps(i, group), part);
 }
 
 /// `K` as a table's kernel (`SimdKernel`): nothing unless the slices hold
