@@ -202,11 +202,20 @@ pub fn each(
     mut step: impl FnMut(usize),
     mut part: impl FnMut(usize, usize),
 ) {
-    let mut i = 0;
-    while i + g <= n {
-        fetch.step(i, g);
-        step(i);
-        i += g;
+    // (A count of steps, not `i + g <= n`: the loop the compiler makes of
+    // it keeps one induction variable.)
+    let steps = n / g.max(1);
+    for k in 0..steps {
+        fetch.step(k * g, g);
+        step(k * g);
+    }
+    let mut i = steps * g;
+    if g == t {
+        // At most one partial step (the common case: no loop to unroll).
+        if i < n {
+            part(i, n - i);
+        }
+        return;
     }
     while i < n {
         part(i, (n - i).min(t));
@@ -233,38 +242,56 @@ pub unsafe fn steps<L: Lanes, S: VSrc<L>, D: VDst<L>, const NT: bool>(
 ) {
     let (sb, db) = (STEP * S::BITS / 8, STEP * D::BITS / 8);
     let fetch = Fetch::new::<NT>(src, S::BITS, ahead);
-    let whole = |k: usize| {
-        // SAFETY: steps k .. k + UNROLL lie within the first n elements of
-        // both arrays, at a multiple of their width from the (aligned, when
-        // NT) start; k of twice their width where UNROLL is 2.
+    let whole = |i: usize| {
+        // SAFETY: steps i .. i + UNROLL STEP lie within the first n elements
+        // of both arrays, at a multiple of their width from the (aligned,
+        // when NT) start; of twice their width where UNROLL is 2.
         unsafe {
+            let (s, d) = (src.add(byte_of::<S>(i)), dst.add(byte_of::<D>(i)));
             if L::UNROLL == 2 && D::PAIRED {
-                let x = S::get(src.add(k * sb));
-                D::put2::<NT>(x, S::get(src.add((k + 1) * sb)), dst.add(k * db));
+                D::put2::<NT>(S::get(s), S::get(s.add(sb)), d);
             } else {
-                for j in k..k + L::UNROLL {
-                    D::put::<NT>(S::get(src.add(j * sb)), dst.add(j * db));
+                for j in 0..L::UNROLL {
+                    D::put::<NT>(S::get(s.add(j * sb)), d.add(j * db));
                 }
             }
         }
     };
-    let last = |i: usize, rest: usize| {
-        if rest == STEP {
+    // What the unrolled steps leave, fewer than UNROLL steps: whole single
+    // steps, then the last partial one.
+    let last = |mut i: usize, mut rest: usize| {
+        while L::UNROLL > 1 && rest >= STEP {
             // SAFETY: as above, one step.
-            unsafe { D::put::<NT>(S::get(src.add(i / STEP * sb)), dst.add(i / STEP * db)) };
-        } else if n >= STEP && (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8) {
+            unsafe { D::put::<NT>(S::get(src.add(byte_of::<S>(i))), dst.add(byte_of::<D>(i))) };
+            (i, rest) = (i + STEP, rest - STEP);
+        }
+        let bytes = (n * S::BITS).is_multiple_of(8) && (n * D::BITS).is_multiple_of(8);
+        if rest > 0 && n >= STEP && bytes {
             // The last STEP elements as one step, in place of the stack
             // buffers below, whose copies a vector load cannot be
             // forwarded from.
             let j = n - STEP;
             // SAFETY: elements j .. n lie within both arrays, on whole bytes.
-            unsafe { D::put::<false>(S::get(src.add(j * S::BITS / 8)), dst.add(j * D::BITS / 8)) }
-        } else {
+            unsafe { D::put::<false>(S::get(src.add(byte_of::<S>(j))), dst.add(byte_of::<D>(j))) }
+        } else if rest > 0 {
             // SAFETY: `rest` elements remain past i, on whole bytes.
-            unsafe { tail::<L, S, D>(src.add(i * S::BITS / 8), dst.add(i * D::BITS / 8), rest) }
+            unsafe { tail::<L, S, D>(src.add(byte_of::<S>(i)), dst.add(byte_of::<D>(i)), rest) }
         }
     };
-    each(n, STEP * L::UNROLL, STEP, fetch, |i| whole(i / STEP), last);
+    let g = STEP * L::UNROLL;
+    each(n, g, g, fetch, whole, last);
+}
+
+/// The byte of element `i` (on a whole byte) of side `X`: a shift or a
+/// multiplication by a constant, not `i * BITS / 8` (whose wrapping costs
+/// a mask in the loop).
+#[inline(always)]
+fn byte_of<X: Side>(i: usize) -> usize {
+    if X::BITS >= 8 {
+        i * (X::BITS / 8)
+    } else {
+        i / (8 / X::BITS)
+    }
 }
 
 /// A partial step of `rest` elements through stack buffers.

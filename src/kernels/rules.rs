@@ -135,32 +135,41 @@ pub type Table = [[Option<Entry>; NX_DTYPE_COUNT]; NX_DTYPE_COUNT];
 /// An empty table.
 pub const EMPTY: Table = [[None; NX_DTYPE_COUNT]; NX_DTYPE_COUNT];
 
-/// Give `s -> d` the kernel `k` of rule `rule` unless an earlier rule gave
-/// it one, or the CPU lacks the rule's extensions (`have`). Rules are put
-/// in their order, so this is the first match; nothing is overwritten.
-pub fn put(t: &mut Table, have: Features, rule: &Rule, s: i32, d: i32, kernel: super::SimdKernel) {
+/// A rule's kernel for one pair: `(s, d, kernel)`, the kernel `None` where
+/// the rule cannot win the pair (so that it is never built).
+pub type Cell = (i32, i32, Option<super::SimdKernel>);
+
+/// Give each pair of `cells` the kernel of rule `rule` unless an earlier
+/// rule gave it one, or the CPU lacks the rule's extensions (`have`).
+/// Rules are put in their order, so this is the first match; nothing is
+/// overwritten.
+pub fn put(t: &mut Table, have: Features, rule: &Rule, cells: &[&[Cell]]) {
     if rule.needs & !have != 0 {
         return;
     }
-    if let Some(cell) = t
-        .get_mut(s as usize)
-        .and_then(|row| row.get_mut(d as usize))
-    {
-        if cell.is_none() {
-            *cell = Some(Entry {
-                kernel,
-                rule: rule.name,
-                align_dst: rule.align_dst,
-            });
+    for &(s, d, kernel) in cells.iter().flat_map(|row| row.iter()) {
+        let Some(kernel) = kernel else { continue };
+        if let Some(cell) = t
+            .get_mut(s as usize)
+            .and_then(|row| row.get_mut(d as usize))
+        {
+            if cell.is_none() {
+                *cell = Some(Entry {
+                    kernel,
+                    rule: rule.name,
+                    align_dst: rule.align_dst,
+                });
+            }
         }
     }
 }
 
 /// The rules for one level's kernels, in the order they are tried, and the
 /// function that resolves them into a table: `rules! { LEVEL_RULES,
-/// fill_level; "name" needs align { kind ... } ... }` (see
-/// `x86/dispatch.rs`). Each rule's kernels for a pair are compiled only
-/// where `reachable` says the rule can win it.
+/// fill_level; "name" needs FEATURES, align BOOL, kind { ... } ... }` (see
+/// `x86/dispatch.rs`). Each rule's kernels become a constant list of
+/// cells, and a kernel is compiled only where `reachable` says the rule can
+/// win its pair.
 macro_rules! rules {
     ($rules:ident, $fill:ident;
      $( $(#[$doc:meta])* $name:literal needs $needs:expr, align $align:literal, $kind:ident $(<$($g:ty),*>)? { $($body:tt)* } )*) => {
@@ -176,9 +185,10 @@ macro_rules! rules {
         fn $fill(t: &mut $crate::kernels::rules::Table, have: $crate::kernels::rules::Features) {
             $( {
                 const R: usize = $crate::kernels::rules::index($rules, $name);
+                const CELLS: &[&[$crate::kernels::rules::Cell]] =
+                    &$kind!(@cells $rules, R, [$($($g),*)?], $($body)*);
                 #[allow(clippy::indexing_slicing)] // a constant index
-                let rule = &$rules[R];
-                $kind!(@fill t, have, rule, $rules, R, [$($($g),*)?], $($body)*);
+                $crate::kernels::rules::put(t, have, &$rules[R], CELLS);
             } )*
         }
     };

@@ -15,7 +15,7 @@ use super::{bits, entry, k_lanes, k_lanes_streamed_by, native, parts, reference}
 use crate::codes::*;
 use crate::kernels::lanes::{dtype_bits, fp, Fp, Side, *};
 use crate::kernels::rules::{self, reachable, rules, Features, Level, Pat, Table};
-use crate::kernels::{Entry, Isa};
+use crate::kernels::{Entry, Isa, SimdKernel};
 use crate::table::Dtype;
 use native::{Bool, C128, C64};
 use std::sync::OnceLock;
@@ -28,8 +28,24 @@ pub const BF16: Features = 2;
 // ------------------------------------------------------------ rule kinds
 //
 // Each kind is a macro with two arms used by `rules!`: `@pats` lists the
-// rule's pairs as data, `@fill` puts each pair's kernel in the table, built
-// only where the rule can win the pair (`reachable`).
+// rule's pairs as data, `@cells` each pair's kernel, `Some` only where the
+// rule can win the pair (`reachable`): a constant, so the kernels of the
+// other pairs are never built.
+
+/// A pair's cell: its kernel where the rule can win it.
+macro_rules! cell {
+    ($rules:ident, $r:ident, $s:expr, $d:expr, $k:expr) => {
+        (
+            $s,
+            $d,
+            if reachable($rules, $r, $s, $d) {
+                Some($k as SimdKernel)
+            } else {
+                None
+            },
+        )
+    };
+}
 
 /// `[S, ...] => [D, ...];` lines of lanes markers: `k_lanes::<L, S, D>`
 /// (`lanes<L, T>`: `T`'s lanes for the non-temporal form).
@@ -37,13 +53,11 @@ macro_rules! lanes {
     (@pats $( [$($S:ty),*] => [$($D:ty),*] );* $(;)?) => {
         [ $( Pat { src: &[$(<$S as Side>::DT),*], dst: &[$(<$D as Side>::DT),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $g:tt, $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
-        $( $( lanes!(@one $t, $have, $rule, $rules, $r, $g, $S => $ds); )* )*
+    (@cells $rules:ident, $r:ident, $g:tt, $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        [ $( $( lanes!(@row $rules, $r, $g, $S => $ds), )* )* ]
     };
-    (@one $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $g:tt, $S:ty => [$($D:ty),*]) => {
-        $( if const { reachable($rules, $r, <$S as Side>::DT, <$D as Side>::DT) } {
-            rules::put($t, $have, $rule, <$S as Side>::DT, <$D as Side>::DT, lanes!(@k $g, $S, $D));
-        } )*
+    (@row $rules:ident, $r:ident, $g:tt, $S:ty => [$($D:ty),*]) => {
+        &[ $( cell!($rules, $r, <$S as Side>::DT, <$D as Side>::DT, lanes!(@k $g, $S, $D)) ),* ]
     };
     (@k [$L:ty], $S:ty, $D:ty) => { k_lanes::<$L, $S, $D> };
     (@k [$L:ty, $T:ty], $S:ty, $D:ty) => { k_lanes_streamed_by::<$L, $T, $S, $D> };
@@ -54,10 +68,8 @@ macro_rules! parts {
     (@pats $( $s:ident -> $d:ident: $S:ty => $D:ty );* $(;)?) => {
         [ $( Pat { src: &[$s], dst: &[$d] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [$L:ty], $( $s:ident -> $d:ident: $S:ty => $D:ty );* $(;)?) => {
-        $( if const { reachable($rules, $r, $s, $d) } {
-            rules::put($t, $have, $rule, $s, $d, parts::<$L, $S, $D>);
-        } )*
+    (@cells $rules:ident, $r:ident, [$L:ty], $( $s:ident -> $d:ident: $S:ty => $D:ty );* $(;)?) => {
+        [ &[ $( cell!($rules, $r, $s, $d, parts::<$L, $S, $D>) ),* ] ]
     };
 }
 
@@ -67,11 +79,11 @@ macro_rules! whole {
     (@pats fp $env:expr; $( $s:ident -> $d:ident: $($f:ident)::+ $([$($g:tt),*])? );* $(;)?) => {
         [ $( Pat { src: &[$s], dst: &[$d] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], fp $env:expr; $( $s:ident -> $d:ident: $($f:ident)::+ $([$($g:tt),*])? );* $(;)?) => {
-        $( if const { reachable($rules, $r, $s, $d) } {
+    (@cells $rules:ident, $r:ident, [], fp $env:expr; $( $s:ident -> $d:ident: $($f:ident)::+ $([$($g:tt),*])? );* $(;)?) => {
+        [ &[ $( cell!($rules, $r, $s, $d, {
             entry!(k, $($f)::+ $([$($g),*])?, dtype_bits($s), dtype_bits($d), $env);
-            rules::put($t, $have, $rule, $s, $d, k);
-        } )*
+            k
+        }) ),* ] ]
     };
 }
 
@@ -81,17 +93,17 @@ macro_rules! each_pair {
     (@pats fp $env:expr; $($f:ident)::+; $( $s:ident -> $($d:ident)* );* $(;)?) => {
         [ $( Pat { src: &[$s], dst: &[$($d),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], fp $env:expr; $($f:ident)::+; $($rest:tt)*) => {
-        each_pair!(@go $t, $have, $rule, $rules, $r, $env, [$($f)::+], $($rest)*)
+    (@cells $rules:ident, $r:ident, [], fp $env:expr; $($f:ident)::+; $($rest:tt)*) => {
+        each_pair!(@go $rules, $r, $env, [$($f)::+], $($rest)*)
     };
-    (@go $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $env:expr, $k:tt, $( $s:ident -> $($d:ident)* );* $(;)?) => {
-        $( $( each_pair!(@one $t, $have, $rule, $rules, $r, $env, $k, $s, $d); )* )*
+    (@go $rules:ident, $r:ident, $env:expr, $k:tt, $( $s:ident -> $($d:ident)* );* $(;)?) => {
+        [ $( &[ $( each_pair!(@one $rules, $r, $env, $k, $s, $d) ),* ], )* ]
     };
-    (@one $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $env:expr, [$($f:ident)::+], $s:ident, $d:ident) => {
-        if const { reachable($rules, $r, $s, $d) } {
+    (@one $rules:ident, $r:ident, $env:expr, [$($f:ident)::+], $s:ident, $d:ident) => {
+        cell!($rules, $r, $s, $d, {
             entry!(k, $($f)::+[{ $s }, { $d }], dtype_bits($s), dtype_bits($d), $env);
-            rules::put($t, $have, $rule, $s, $d, k);
-        }
+            k
+        })
     };
 }
 
@@ -101,17 +113,17 @@ macro_rules! each_src {
     (@pats fp $env:expr; $($f:ident)::+; $( $($s:ident)* -> $d:ident );* $(;)?) => {
         [ $( Pat { src: &[$($s),*], dst: &[$d] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], fp $env:expr; $($f:ident)::+; $($rest:tt)*) => {
-        each_src!(@go $t, $have, $rule, $rules, $r, $env, [$($f)::+], $($rest)*)
+    (@cells $rules:ident, $r:ident, [], fp $env:expr; $($f:ident)::+; $($rest:tt)*) => {
+        each_src!(@go $rules, $r, $env, [$($f)::+], $($rest)*)
     };
-    (@go $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $env:expr, $k:tt, $( $($s:ident)* -> $d:ident );* $(;)?) => {
-        $( $( each_src!(@one $t, $have, $rule, $rules, $r, $env, $k, $s, $d); )* )*
+    (@go $rules:ident, $r:ident, $env:expr, $k:tt, $( $($s:ident)* -> $d:ident );* $(;)?) => {
+        [ $( &[ $( each_src!(@one $rules, $r, $env, $k, $s, $d) ),* ], )* ]
     };
-    (@one $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $env:expr, [$($f:ident)::+], $s:ident, $d:ident) => {
-        if const { reachable($rules, $r, $s, $d) } {
+    (@one $rules:ident, $r:ident, $env:expr, [$($f:ident)::+], $s:ident, $d:ident) => {
+        cell!($rules, $r, $s, $d, {
             entry!(k, $($f)::+[{ $s }], dtype_bits($s), dtype_bits($d), $env);
-            rules::put($t, $have, $rule, $s, $d, k);
-        }
+            k
+        })
     };
 }
 
@@ -121,12 +133,12 @@ macro_rules! lookups {
     (@pats $($k:literal)*) => {
         [ $( Pat { src: &[lookup::PAIRS[$k].0], dst: &[lookup::PAIRS[$k].1] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $($k:literal)*) => {
-        $( if const { reachable($rules, $r, lookup::PAIRS[$k].0, lookup::PAIRS[$k].1) } {
+    (@cells $rules:ident, $r:ident, [], $($k:literal)*) => {
+        [ &[ $( cell!($rules, $r, lookup::PAIRS[$k].0, lookup::PAIRS[$k].1, {
             const P: (i32, i32) = lookup::PAIRS[$k];
             entry!(k, lookup::bytes[$k], dtype_bits(P.0), dtype_bits(P.1), Fp::DEFAULT);
-            rules::put($t, $have, $rule, P.0, P.1, k);
-        } )*
+            k
+        }) ),* ] ]
     };
 }
 
@@ -136,12 +148,12 @@ macro_rules! widened_lookups {
     (@pats $( $s:ident -> $w:ident: $($d:ident)* );* $(;)?) => {
         [ $( Pat { src: &[$s], dst: &[$($d),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $( $s:ident -> $w:ident: $($d:ident)* );* $(;)?) => {
-        $( $( if const { reachable($rules, $r, $s, $d) } {
+    (@cells $rules:ident, $r:ident, [], $( $s:ident -> $w:ident: $($d:ident)* );* $(;)?) => {
+        [ $( &[ $( cell!($rules, $r, $s, $d, {
             const K: usize = lookup::pair_index($s, $w);
             entry!(k, lookup::ints[K, $d], dtype_bits($s), dtype_bits($d), Fp::DEFAULT);
-            rules::put($t, $have, $rule, $s, $d, k);
-        } )* )*
+            k
+        }) ),* ], )* ]
     };
 }
 
@@ -151,11 +163,11 @@ macro_rules! bf16ne {
     (@pats $( $sub:literal: $($S:ty),* );* $(;)?) => {
         [ $( Pat { src: &[$(<$S as Side>::DT),*], dst: &[{ let _ = $sub; NX_BFLOAT16 }] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $( $sub:literal: $($S:ty),* );* $(;)?) => {
-        $( $( if const { reachable($rules, $r, <$S as Side>::DT, NX_BFLOAT16) } {
+    (@cells $rules:ident, $r:ident, [], $( $sub:literal: $($S:ty),* );* $(;)?) => {
+        [ $( &[ $( cell!($rules, $r, <$S as Side>::DT, NX_BFLOAT16, {
             entry!(k, avx512::steps::run_bf16[$S, $sub], <$S>::BITS, 16, fp::<$S, Bf16Ne<$sub>>());
-            rules::put($t, $have, $rule, <$S as Side>::DT, NX_BFLOAT16, k);
-        } )* )*
+            k
+        }) ),* ], )* ]
     };
 }
 
@@ -164,28 +176,26 @@ macro_rules! bf16ne {
 /// (`native512`).
 macro_rules! native256 {
     (@pats $($body:tt)*) => { native_maps!(@pats $($body)*) };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $($body:tt)*) => {
-        native_maps!(@fill $t, $have, $rule, $rules, $r, false, $($body)*)
+    (@cells $rules:ident, $r:ident, [], $($body:tt)*) => {
+        native_maps!(@cells $rules, $r, false, $($body)*)
     };
 }
 macro_rules! native512 {
     (@pats $($body:tt)*) => { native_maps!(@pats $($body)*) };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $($body:tt)*) => {
-        native_maps!(@fill $t, $have, $rule, $rules, $r, true, $($body)*)
+    (@cells $rules:ident, $r:ident, [], $($body:tt)*) => {
+        native_maps!(@cells $rules, $r, true, $($body)*)
     };
 }
 macro_rules! native_maps {
     (@pats $( [$($S:ty),*] => [$($D:ty),*] );* $(;)?) => {
         [ $( Pat { src: &[$(<$S as native::Machine>::DT),*], dst: &[$(<$D as native::Machine>::DT),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $w:literal, $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
-        $( $( native_maps!(@one $t, $have, $rule, $rules, $r, $w, $S => $ds); )* )*
+    (@cells $rules:ident, $r:ident, $w:literal, $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        [ $( $( native_maps!(@row $rules, $r, $w, $S => $ds), )* )* ]
     };
-    (@one $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $w:literal, $S:ty => [$($D:ty),*]) => {
-        $( if const { reachable($rules, $r, <$S as native::Machine>::DT, <$D as native::Machine>::DT) } {
-            rules::put($t, $have, $rule, <$S as native::Machine>::DT, <$D as native::Machine>::DT,
-                native::entry::<$S, $D, $w>);
-        } )*
+    (@row $rules:ident, $r:ident, $w:literal, $S:ty => [$($D:ty),*]) => {
+        &[ $( cell!($rules, $r, <$S as native::Machine>::DT, <$D as native::Machine>::DT,
+            native::entry::<$S, $D, $w>) ),* ]
     };
 }
 
@@ -194,10 +204,8 @@ macro_rules! reference {
     (@pats $( $s:ident -> $($d:ident)* );* $(;)?) => {
         [ $( Pat { src: &[$s], dst: &[$($d),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [], $( $s:ident -> $($d:ident)* );* $(;)?) => {
-        $( $( if const { reachable($rules, $r, $s, $d) } {
-            rules::put($t, $have, $rule, $s, $d, reference::<$s, $d>);
-        } )* )*
+    (@cells $rules:ident, $r:ident, [], $( $s:ident -> $($d:ident)* );* $(;)?) => {
+        [ $( &[ $( cell!($rules, $r, $s, $d, reference::<$s, $d>) ),* ], )* ]
     };
 }
 

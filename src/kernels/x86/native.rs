@@ -359,9 +359,40 @@ const BLOCK: usize = 2048;
 #[repr(C, align(64))]
 struct Block([u8; BLOCK]);
 
-/// The kernel: `map`, or when `NT` (`dst` 64-byte aligned) `map` into an
-/// L1 block at a time, each streamed out whole vectors at a time. The
-/// body of `native2` and `native512`, which compile it for their level.
+/// Elements `i .. i + k` of the non-temporal form: `map`ped into the L1
+/// block `b`, then streamed out whole vectors at a time (block starts are
+/// 64-byte aligned in `dst`: BLOCK is a multiple of 64), the rest of a
+/// short last block copied.
+///
+/// # Safety
+/// Elements `i .. i + k` of both arrays; `b` holds BLOCK bytes, `k` at most
+/// BLOCK / (D's bytes); AVX2.
+#[inline(always)]
+unsafe fn block<S: Machine + Cast<D>, D: Machine>(
+    src: *const u8,
+    dst: *mut u8,
+    b: *mut u8,
+    i: usize,
+    k: usize,
+) {
+    let (sw, dw) = (size_of::<S>(), size_of::<D>());
+    let bytes = k * dw;
+    // SAFETY: the caller's elements and block.
+    unsafe {
+        map::<S, D>(src.add(i * sw), b, k);
+        let out = dst.add(i * dw);
+        let whole = bytes / 32 * 32;
+        for j in (0..whole).step_by(32) {
+            let v = _mm256_load_si256(b.add(j).cast());
+            put256::<true>(out.add(j), v);
+        }
+        std::ptr::copy_nonoverlapping(b.add(whole), out.add(whole), bytes - whole);
+    }
+}
+
+/// The kernel: `map`, or when `NT` (`dst` 64-byte aligned) a block at a
+/// time (`block`). The body of `native2` and `native512`, which compile it
+/// for their level.
 ///
 /// # Safety
 /// As `Raw`, on a CPU with AVX2.
@@ -372,34 +403,21 @@ unsafe fn native<S: Machine + Cast<D>, D: Machine, const NT: bool>(
     n: usize,
     ahead: usize,
 ) {
-    let (sw, dw) = (size_of::<S>(), size_of::<D>());
     if !NT {
         // SAFETY: forwarded.
         return unsafe { map::<S, D>(src, dst, n) };
     }
     let mut buf = Block([0; BLOCK]);
-    let per = BLOCK / dw;
-    let b = buf.0.as_mut_ptr();
-    // Elements i .. i + k through the block.
-    let block = |i: usize, k: usize| {
-        let bytes = k * dw;
-        // SAFETY: elements i .. i + k of both arrays; the block holds
-        // `per` elements of D. Block starts are 64-byte aligned in `dst`
-        // (BLOCK is a multiple of 64), so each whole 32 bytes streamed is
-        // aligned; the rest of a short last block is copied.
-        unsafe {
-            map::<S, D>(src.add(i * sw), b, k);
-            let out = dst.add(i * dw);
-            let whole = bytes / 32 * 32;
-            for j in (0..whole).step_by(32) {
-                let v = _mm256_load_si256(b.add(j).cast());
-                put256::<true>(out.add(j), v);
-            }
-            std::ptr::copy_nonoverlapping(b.add(whole), out.add(whole), bytes - whole);
-        }
-    };
-    let fetch = Fetch::new::<NT>(src, 8 * sw, ahead);
-    each(n, per, per, fetch, |i| block(i, per), block);
+    let (b, per) = (buf.0.as_mut_ptr(), BLOCK / size_of::<D>());
+    // SAFETY: blocks of at most `per` elements within n; AVX2 is the
+    // caller's promise.
+    let run = |i: usize, k: usize| unsafe { block::<S, D>(src, dst, b, i, k) };
+    // One copy of the block's code for the whole blocks and the last, out of
+    // the compiler's sight (an indirect call a block of 2 KiB costs nothing
+    // beside it; LLVM would inline a known closure at both calls).
+    let run: &dyn Fn(usize, usize) = std::hint::black_box(&run);
+    let fetch = Fetch::new::<NT>(src, 8 * size_of::<S>(), ahead);
+    each(n, per, per, fetch, |i| run(i, per), run);
 }
 
 /// `native` compiled for the AVX2 level.
