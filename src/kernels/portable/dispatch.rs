@@ -9,26 +9,33 @@ use super::lookup::{Lookup, Nibbles, Octets};
 use super::{entry, Pair};
 use crate::kernels::lanes::Side;
 use crate::kernels::rules::{self, reachable, rules, Level, Pat, Table};
-use crate::kernels::{Entry, Isa};
+use crate::kernels::{Entry, Isa, SimdKernel};
 use crate::table::Dtype;
 use std::sync::OnceLock;
 
 /// `[S, ...] => [D, ...];` lines of dtypes (`elems.rs`'s types), each pair
 /// the kernel `entry::<Pair<F, S, D>>` of the family `F` the rule names
-/// (`steps<F>`).
+/// (`steps<F>`). As `rules!` asks: `@pats` lists the rule's pairs as data,
+/// `@cells` each pair's kernel, `Some` only where the rule can win the pair
+/// (`reachable`): a constant, so the kernels of the other pairs are never
+/// built.
 macro_rules! steps {
     (@pats $( [$($S:ty),*] => [$($D:ty),*] );* $(;)?) => {
         [ $( Pat { src: &[$(<$S as Side>::DT),*], dst: &[$(<$D as Side>::DT),*] } ),* ]
     };
-    (@fill $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, [$F:ty],
-     $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
-        $( $( steps!(@one $t, $have, $rule, $rules, $r, $F, $S => $ds); )* )*
+    (@cells $rules:ident, $r:ident, [$F:ty], $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        [ $( $( steps!(@row $rules, $r, $F, $S => $ds), )* )* ]
     };
-    (@one $t:ident, $have:ident, $rule:ident, $rules:ident, $r:ident, $F:ty, $S:ty => [$($D:ty),*]) => {
-        $( if const { reachable($rules, $r, <$S as Side>::DT, <$D as Side>::DT) } {
-            rules::put($t, $have, $rule, <$S as Side>::DT, <$D as Side>::DT,
-                entry::<Pair<$F, $S, $D>>);
-        } )*
+    (@row $rules:ident, $r:ident, $F:ty, $S:ty => [$($D:ty),*]) => {
+        &[ $( {
+            let (s, d) = (<$S as Side>::DT, <$D as Side>::DT);
+            let k = if reachable($rules, $r, s, d) {
+                Some(entry::<Pair<$F, $S, $D>> as SimdKernel)
+            } else {
+                None
+            };
+            (s, d, k)
+        } ),* ]
     };
 }
 
