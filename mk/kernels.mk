@@ -3,7 +3,7 @@
 
 KERNEL_ISAS := scalar portable avx2 avx512
 
-.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-isa bench-read bench-write kernels-table
+.PHONY: test-kernels-isa test-exhaustive bench bench-strided bench-levels bench-portable bench-isa bench-read bench-write kernels-table
 
 # The Rust suite compares every level with the scalar reference in one
 # process; here the C and Python suites and the level choice itself run once
@@ -19,9 +19,10 @@ test-kernels-isa: lib $(BUILD)/c_tests/test_convert
 TEST_TARGETS += test-kernels-isa
 
 # All 2^32 float32 patterns, and all int32 / uint32, into every
-# destination with a SIMD kernel (float16, bfloat16, float8_e4m3fn,
-# float8_e5m2, float4_e2m1fn among them): every SIMD level against the
-# scalar reference.
+# destination with a kernel above the scalar reference (float16, bfloat16,
+# float8_e4m3fn, float8_e5m2, float4_e2m1fn among them): every such level
+# the CPU runs against the scalar reference (NX_EXHAUSTIVE_LEVELS=portable
+# sweeps that one alone).
 test-exhaustive:
 	$(CARGO) test --release --test exhaustive -- --ignored --nocapture --test-threads=1
 
@@ -38,14 +39,22 @@ bench-strided: lib
 	NX_DTYPE_LIB=$(abspath $(LIB_SO)) $(PYTHON) bench/bench_strided.py bench/results/strided_numpy.md
 
 # Every pair at each kernel level, in cache (16384 elements), the levels
-# alternated in one sitting (scripts/bench-levels; ROUNDS=3 by default).
+# alternated in one sitting (scripts/bench-levels; ROUNDS=3 by default),
+# with each level's speed-up over the one below it.
 $(BUILD)/bench/bench_levels: bench/bench_levels.c bench/bench.h include/nx_dtype.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -Iinclude $< -o $@ $(C_LIBS)
 
 bench-levels: lib $(BUILD)/bench/bench_levels
-	scripts/bench-levels $(BUILD)/bench/bench_levels 16384 normal scalar avx2 avx512 > bench/results/levels.txt
+	RATIOS="portable/scalar avx2/portable avx512/avx2" \
+	  scripts/bench-levels $(BUILD)/bench/bench_levels 16384 normal scalar portable avx2 avx512 > bench/results/levels.txt
 	@head -3 bench/results/levels.txt
+
+# The portable level against the scalar reference, numpy and ml_dtypes:
+# every pair they have, at 64 Ki and 1 Mi elements (bench/bench_portable.py).
+bench-portable: lib $(BUILD)/bench/floors.so
+	NX_DTYPE_LIB=$(abspath $(LIB_SO)) NX_BENCH_FLOORS_LIB=$(abspath $(BUILD)/bench/floors.so) \
+	  $(PYTHON) bench/bench_portable.py bench/results/portable.md
 
 # Rates of single 512-bit instructions (bench/isa_rates.c): context for the
 # kernels' instruction choices, on CPUs with AVX512-VBMI.

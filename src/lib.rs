@@ -20,8 +20,9 @@
 )]
 
 // `unsafe` lives only in `ffi` (the C boundary), `kernels::x86` and
-// `print::sse2` (SIMD intrinsics) and `kernels::lanes` (the kernels' loop
-// over raw pointers): the compiler refuses it anywhere else (`make
+// `print::sse2` (SIMD intrinsics), `kernels::lanes` (the kernels' loop
+// over raw pointers) and `kernels::portable::trunc` (a float-to-integer
+// conversion that cannot overflow): the compiler refuses it anywhere else (`make
 // check-unsafe` greps for the same, in case a new module forgets these
 // attributes).
 #[forbid(unsafe_code)]

@@ -1,4 +1,5 @@
-//! Architectures without kernels of their own: the scalar reference only.
+//! Architectures without kernels of their own: the scalar reference and the
+//! portable level.
 
 use super::{Arch, Entry, Isa};
 use crate::table::Dtype;
@@ -15,11 +16,14 @@ impl Arch for Generic {
     }
 
     fn levels() -> &'static [super::rules::Level] {
-        &[]
+        &[super::portable::LEVEL]
     }
 
-    fn kernel(_isa: Isa, _s: Dtype, _d: Dtype) -> Option<Entry> {
-        None
+    fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<Entry> {
+        match isa {
+            Isa::Portable => super::portable::kernel(s, d),
+            _ => None,
+        }
     }
 
     fn hold(run: impl FnOnce(())) {

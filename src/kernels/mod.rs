@@ -9,6 +9,8 @@
 //!   bits of sub-byte elements.
 //! - `lanes`: the framework most kernels are written in (a decoder and an
 //!   encoder meeting in lanes) and the one loop every kernel runs.
+//! - `portable`: the `portable` level, a kernel for every pair in code the
+//!   compiler vectorizes for any target.
 //! - `rules`: a level's dispatch as an ordered list of first-match rules,
 //!   resolved once into a table.
 //! - One folder per architecture (`x86/`), whose `dispatch.rs` holds its
@@ -21,6 +23,7 @@ mod driver;
 pub mod lanes;
 pub mod pack;
 mod plan;
+pub mod portable;
 pub mod rules;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
@@ -75,6 +78,14 @@ pub trait Arch {
     /// mode or flushing. `run` must reach its float operations through a
     /// pointer, so that none moves across the environment's writes.
     fn under(fp: lanes::Fp, run: impl FnOnce());
+
+    /// As `under`, within a `hold` whose caller's state is `held` (a
+    /// strided call's blocks, `Store::Held`): the state is not read again,
+    /// and `hold` restores it.
+    fn enter(held: Self::FpState, fp: lanes::Fp, run: impl FnOnce()) {
+        let _ = held;
+        Self::under(fp, run)
+    }
 
     /// Order the non-temporal stores of a `Store::Stream` run before the
     /// call returns.

@@ -296,6 +296,13 @@ fn parts<L: lanes::Lanes, S: lanes::VSrc<L>, D: lanes::VDst<L>>(
     k_lanes::<L, S, D>(src, dst, 2 * n, head.saturating_mul(2), store)
 }
 
+/// x86-64's levels with rules: the portable level's, then its own.
+static LEVELS: [super::rules::Level; 3] = [
+    super::portable::LEVEL,
+    dispatch::LEVELS[0],
+    dispatch::LEVELS[1],
+];
+
 /// x86-64 for the driver.
 pub struct X86;
 
@@ -315,11 +322,14 @@ impl Arch for X86 {
     }
 
     fn levels() -> &'static [super::rules::Level] {
-        &dispatch::LEVELS
+        &LEVELS
     }
 
     fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<Entry> {
-        dispatch::kernel(isa, s, d)
+        match isa {
+            Isa::Portable => super::portable::kernel(s, d),
+            _ => dispatch::kernel(isa, s, d),
+        }
     }
 
     #[inline(always)]
@@ -330,6 +340,11 @@ impl Arch for X86 {
     #[inline(always)]
     fn under(fp: Fp, run: impl FnOnce()) {
         under(mxcsr_of(fp), run)
+    }
+
+    #[inline(always)]
+    fn enter(held: u32, fp: Fp, run: impl FnOnce()) {
+        enter(held, mxcsr_of(fp), run)
     }
 
     fn stream_end() {

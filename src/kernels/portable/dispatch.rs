@@ -1,0 +1,161 @@
+//! Which family converts each pair at the `portable` level: an ordered
+//! list of rules (`rules.rs`), the first that lists a pair giving its
+//! kernel. Every pair of two dtypes has one. `nxdtype kernels` prints the
+//! result, and `docs/kernels.txt` keeps it.
+
+use super::elems::{Bf16, Bit, Bool, Casts, E2m1, E4m3, E5m2, C128, C64, F16, I4, U4};
+use super::lanes::Lanes;
+use super::lookup::{Lookup, Nibbles, Octets};
+use super::{entry, Pair};
+use crate::kernels::lanes::Side;
+use crate::kernels::rules::{self, reachable, rules, Level, Pat, Table};
+use crate::kernels::{Entry, Isa, SimdKernel};
+use crate::table::Dtype;
+use std::sync::OnceLock;
+
+/// `[S, ...] => [D, ...];` lines of dtypes (`elems.rs`'s types), each pair
+/// the kernel `entry::<Pair<F, S, D>>` of the family `F` the rule names
+/// (`steps<F>`). As `rules!` asks: `@pats` lists the rule's pairs as data,
+/// `@cells` each pair's kernel, `Some` only where the rule can win the pair
+/// (`reachable`): a constant, so the kernels of the other pairs are never
+/// built.
+macro_rules! steps {
+    (@pats $( [$($S:ty),*] => [$($D:ty),*] );* $(;)?) => {
+        [ $( Pat { src: &[$(<$S as Side>::DT),*], dst: &[$(<$D as Side>::DT),*] } ),* ]
+    };
+    (@cells $rules:ident, $r:ident, [$F:ty], $( [$($S:ty),*] => $ds:tt );* $(;)?) => {
+        [ $( $( steps!(@row $rules, $r, $F, $S => $ds), )* )* ]
+    };
+    (@row $rules:ident, $r:ident, $F:ty, $S:ty => [$($D:ty),*]) => {
+        &[ $( {
+            let (s, d) = (<$S as Side>::DT, <$D as Side>::DT);
+            let k = if reachable($rules, $r, s, d) {
+                Some(entry::<Pair<$F, $S, $D>> as SimdKernel)
+            } else {
+                None
+            };
+            (s, d, k)
+        } ),* ]
+    };
+}
+
+rules! { PORTABLE_RULES, fill;
+    /// The sub-byte sources by table, a source byte's elements at once
+    /// (but for 4 bits into bit, which takes four source bytes a byte).
+    "lookup.pairs" needs 0, align false, steps<Nibbles> {
+        [E2m1, I4, U4] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool];
+    }
+    "lookup.octets" needs 0, align false, steps<Octets> {
+        [Bit] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool];
+    }
+    /// The 8-bit floats by table, and the 8-bit integers into the formats
+    /// no machine type holds (into the others a cast is cheaper than a
+    /// load).
+    "lookup" needs 0, align false, steps<Lookup> {
+        [E4m3, E5m2] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool, Bit];
+        [i8, u8] => [F16, Bf16, E4m3, E5m2, E2m1];
+        [E2m1, I4, U4] => [Bit];
+    }
+    /// Into the formats no machine type holds, and from float16 and
+    /// bfloat16: through float32 bits.
+    "lanes" needs 0, align false, steps<Lanes> {
+        [f64, f32, F16, Bf16, i64, u64, i32, u32, i16, u16, C128, C64] =>
+            [F16, Bf16, E4m3, E5m2, E2m1];
+        [F16, Bf16] => [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4, C128, C64];
+    }
+    /// Every other pair: one conversion a element between machine types.
+    "cast" needs 0, align false, steps<Casts> {
+        [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, C128, C64] =>
+            [f64, f32, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4, C128, C64, Bool, Bit];
+        [F16, Bf16] => [Bool, Bit];
+        [Bool] =>
+            [f64, f32, F16, Bf16, E4m3, E5m2, E2m1, i64, u64, i32, u32, i16, u16, i8, u8, I4, U4,
+             C128, C64, Bool, Bit];
+    }
+}
+
+/// The `portable` level's rules, for `nxdtype kernels`, `docs/kernels.txt`
+/// and the tests. It needs no extension.
+pub const LEVEL: Level = Level {
+    isa: Isa::Portable,
+    extensions: &[],
+    rules: PORTABLE_RULES,
+};
+
+/// The level's table.
+fn build() -> Table {
+    let mut t = rules::EMPTY;
+    fill(&mut t, 0);
+    t
+}
+
+static TABLE: OnceLock<Table> = OnceLock::new();
+
+/// The portable kernel of `s -> d` (None for a dtype to itself, a copy).
+pub fn kernel(s: Dtype, d: Dtype) -> Option<Entry> {
+    let t = TABLE.get_or_init(build);
+    *t.get(s.code() as usize)?.get(d.code() as usize)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::NX_DTYPE_COUNT;
+    use crate::kernels::rules::chosen;
+
+    fn pairs() -> impl Iterator<Item = (i32, i32)> {
+        let n = NX_DTYPE_COUNT as i32;
+        (0..n).flat_map(move |s| (0..n).map(move |d| (s, d)))
+    }
+
+    /// The table the rules' code builds holds, for every pair, the kernel
+    /// of the rule the rules' data choose: what `nxdtype kernels` prints is
+    /// what runs.
+    #[test]
+    fn table_follows_the_rules() {
+        let t = build();
+        for (s, d) in pairs() {
+            let got = t[s as usize][d as usize].map(|e| e.rule);
+            let want = chosen(LEVEL.rules, 0, s, d).map(|r| LEVEL.rules[r].name);
+            assert_eq!(got, want, "{s} -> {d}");
+        }
+    }
+
+    /// Rule names are unique; every rule wins at least one pair (none is
+    /// shadowed whole by the rules above it); no rule lists a pair twice
+    /// (its second kernel would never run).
+    #[test]
+    fn every_rule_wins_a_pair_and_lists_each_once() {
+        for (r, rule) in LEVEL.rules.iter().enumerate() {
+            let same = LEVEL.rules.iter().filter(|o| o.name == rule.name).count();
+            assert_eq!(same, 1, "two rules named {}", rule.name);
+            let wins = pairs().any(|(s, d)| chosen(LEVEL.rules, 0, s, d) == Some(r));
+            assert!(wins, "rule {} is shadowed whole", rule.name);
+            for (s, d) in pairs() {
+                let listed = rule
+                    .pats
+                    .iter()
+                    .filter(|p| p.src.contains(&s) && p.dst.contains(&d))
+                    .count();
+                assert!(listed <= 1, "{} lists {s} -> {d} twice", rule.name);
+            }
+        }
+    }
+
+    /// Every pair of two dtypes has a kernel, of the rule that lists it
+    /// first; a dtype to itself has none.
+    #[test]
+    fn every_pair_has_one_kernel() {
+        let t = build();
+        for (s, d) in pairs() {
+            let e = t[s as usize][d as usize];
+            assert_eq!(e.is_some(), s != d, "{s} -> {d}");
+        }
+    }
+}
