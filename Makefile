@@ -19,7 +19,19 @@ C_STD   := -std=c99
 C_FLAGS  = $(C_STD) $(WARN) $(CFLAGS) -Iinclude
 C_LIBS   = -L$(LIBDIR) -lnx_dtype -Wl,-rpath,$(ABS_LIBDIR) -lm
 
-LIB_SO  := $(LIBDIR)/libnx_dtype.so
+# The shared library's names, and the variable the loader searches, per
+# system: Linux's soname libnx_dtype.so.1, macOS's install name
+# @rpath/libnx_dtype.1.dylib (build.rs sets both).
+OS := $(shell uname -s)
+ifeq ($(OS),Darwin)
+LIB_SO      := $(LIBDIR)/libnx_dtype.dylib
+LIB_SO_ABI  := libnx_dtype.1.dylib
+LIB_PATH_VAR := DYLD_LIBRARY_PATH
+else
+LIB_SO      := $(LIBDIR)/libnx_dtype.so
+LIB_SO_ABI  := libnx_dtype.so.1
+LIB_PATH_VAR := LD_LIBRARY_PATH
+endif
 
 C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/c_tests/%,$(wildcard c_tests/test_*.c))
 
@@ -28,11 +40,11 @@ C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/c_tests/%,$(wildcard c_tests/test_*.c
 
 all: lib header
 
-# Cargo knows when to rebuild; the soname is libnx_dtype.so.1, so the
-# run-time loader needs that name beside the library too.
+# Cargo knows when to rebuild; programs linked with the library ask the
+# loader for its soname (install name), so that name goes beside it too.
 lib:
 	$(CARGO) build --release --lib --quiet
-	@ln -sf libnx_dtype.so $(LIBDIR)/libnx_dtype.so.1
+	@ln -sf $(notdir $(LIB_SO)) $(LIBDIR)/$(LIB_SO_ABI)
 
 $(CBINDGEN):
 	$(CARGO) install --locked --quiet cbindgen --version $(CBINDGEN_VERSION) --root $(CACHE)/cbindgen-$(CBINDGEN_VERSION)

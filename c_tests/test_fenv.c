@@ -1,9 +1,18 @@
-/* A caller's floating-point environment, from C: with every exception
- * trapping (feenableexcept) and flush-to-zero, denormals-are-zero and round
- * toward zero set, conversions and stores give the same bytes as in the
- * default environment, nothing traps (a trap would end this program with
- * SIGFPE), and the raised-exception flags the caller had are still what it
- * had afterwards. x86-64 with glibc; elsewhere it checks nothing but says so. */
+/* A caller's floating-point environment, from C: conversions and stores give
+ * the same bytes as in the default environment, and every call leaves the
+ * environment exactly as the caller set it, raised-exception flags included
+ * (checked after each call, not only at the end).
+ *
+ * x86-64 with glibc: every exception trapping (feenableexcept; a trap would
+ * end this program with SIGFPE), flush-to-zero, denormals-are-zero, round
+ * toward zero, and the inexact flag raised; MXCSR must come back.
+ *
+ * aarch64: FPCR's rounding mode (fesetround, all four), FZ (bit 24) and FZ16
+ * (bit 19) in several combinations, with no flag and with every cumulative
+ * flag raised in FPSR; FPCR and FPSR must come back. Exception traps are not
+ * enabled: most aarch64 cores, and qemu, do not implement them.
+ *
+ * Elsewhere it checks nothing but says so. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "nx_dtype.h"
@@ -12,10 +21,25 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GLIBC__)
+#if (defined(__x86_64__) && defined(__GLIBC__)) || defined(__aarch64__)
+
+#if defined(__x86_64__)
 #include <xmmintrin.h>
+#endif
 
 enum { N = 64 };
+
+/* The environment a call must leave as it found it. */
+static uint64_t env_read(void) {
+#if defined(__x86_64__)
+  return _mm_getcsr();
+#else
+  uint64_t fpcr, fpsr;
+  __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+  __asm__ __volatile__("mrs %0, fpsr" : "=r"(fpsr));
+  return fpcr << 32 | (fpsr & 0xFFFFFFFFu);
+#endif
+}
 
 /* Sources that raise every exception a conversion can: NaNs (quiet and
  * signalling), infinities, values that round, overflow and underflow in the
@@ -43,27 +67,38 @@ typedef struct {
 static const int32_t DSTS[8] = {NX_FLOAT32, NX_FLOAT16, NX_BFLOAT16, NX_FLOAT8_E4M3FN,
                                 NX_FLOAT4_E2M1FN, NX_INT16, NX_UINT8, NX_BOOL};
 
-/* Everything the test compares, into `o` (memset first: every byte known). */
-static void run(const double *x, const float *f, Out *o) {
+/* Calls that left the environment changed, counted rather than CHECKed
+ * one by one (a broken kernel would report hundreds of lines). */
+static long env_changed;
+
+/* Everything the test compares, into `o` (memset first: every byte known);
+ * after each call the environment must still be `env`. */
+static void run(const double *x, const float *f, Out *o, uint64_t env) {
   memset(o, 0, sizeof *o);
   for (int k = 0; k < 8; k++) {
     int32_t d = DSTS[k];
     int32_t st = d == NX_FLOAT32 ? nx_convert(NX_FLOAT64, x, d, o->conv[k], N)
                                  : nx_convert(NX_FLOAT32, f, d, o->conv[k], N);
     CHECK(st == NX_OK);
+    if (env_read() != env) env_changed++;
   }
   for (int32_t d = 0; d < 7; d++) {
-    for (int i = 0; i < N; i++) CHECK(nx_store_f64(d, x[i], o->store[d][i]) == NX_OK);
+    for (int i = 0; i < N; i++) {
+      CHECK(nx_store_f64(d, x[i], o->store[d][i]) == NX_OK);
+      if (env_read() != env) env_changed++;
+    }
   }
 }
 
 static Out want, got;
 
+#if defined(__x86_64__)
 int main(void) {
   static double x[N];
   static float f[N];
   fill(x, f);
-  run(x, f, &want);
+  run(x, f, &want, env_read());
+  CHECKF(env_changed == 0, "default environment: %ld calls changed MXCSR", env_changed);
 
   feclearexcept(FE_ALL_EXCEPT);
   unsigned int csr = _mm_getcsr();
@@ -72,20 +107,76 @@ int main(void) {
    * the next x87 instruction once unmasked). */
   _mm_setcsr(csr | 0x8040u | 0x6000u | 0x20u);
   feenableexcept(FE_ALL_EXCEPT);
-  unsigned int before = _mm_getcsr();
-  run(x, f, &got);
-  unsigned int after = _mm_getcsr();
+  uint64_t before = env_read();
+  run(x, f, &got, before);
+  uint64_t after = env_read();
   fedisableexcept(FE_ALL_EXCEPT);
   _mm_setcsr(csr);
 
   CHECK(after == before);
+  CHECKF(env_changed == 0, "%ld calls changed MXCSR", env_changed);
   CHECK(memcmp(&want, &got, sizeof want) == 0);
   return check_report("test_fenv");
 }
 
+#else /* aarch64 */
+static void fpcr_write(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"(v)); }
+static void fpsr_write(uint64_t v) { __asm__ __volatile__("msr fpsr, %0" : : "r"(v)); }
+
+enum {
+  FZ = 1u << 24,    /* flush single and double subnormals to zero */
+  FZ16 = 1u << 19,  /* the same for half precision (FEAT_FP16; RES0 without it) */
+  RMODE = 3u << 22, /* the rounding mode */
+  FLAGS = 0x9F      /* FPSR's cumulative flags: IDC, IXC, UFC, OFC, DZC, IOC */
+};
+
+int main(void) {
+  static double x[N];
+  static float f[N];
+  fill(x, f);
+  const uint64_t fpcr0 = env_read() >> 32;
+  fpsr_write(0);
+  run(x, f, &want, env_read());
+  CHECKF(env_changed == 0, "default environment: %ld calls changed FPCR or FPSR", env_changed);
+
+  static const struct {
+    int round;
+    uint32_t fz, flags;
+  } envs[] = {
+      {FE_TOWARDZERO, FZ | FZ16, 0},     {FE_TOWARDZERO, FZ | FZ16, FLAGS},
+      {FE_UPWARD, FZ, 0},                {FE_DOWNWARD, FZ16, FLAGS},
+      {FE_TONEAREST, FZ | FZ16, FLAGS},  {FE_UPWARD, 0, FLAGS},
+  };
+  for (size_t e = 0; e < sizeof envs / sizeof envs[0]; e++) {
+    CHECK(fesetround(envs[e].round) == 0);
+    fpcr_write((env_read() >> 32) | envs[e].fz);
+    fpsr_write(envs[e].flags);
+    /* What stuck (FZ16 reads as 0 on a core without FEAT_FP16): glibc's
+     * FE_* rounding values are FPCR's RMode field itself. */
+    uint64_t before = env_read();
+    CHECK((before >> 32 & RMODE) == (uint64_t)envs[e].round);
+    CHECK((before >> 32 & FZ) == (envs[e].fz & FZ));
+    long changed = env_changed;
+    run(x, f, &got, before);
+    uint64_t after = env_read();
+    fpcr_write(fpcr0);
+    fpsr_write(0);
+    CHECKF(after == before, "environment %zu: FPCR:FPSR %#llx before, %#llx after", e,
+           (unsigned long long)before, (unsigned long long)after);
+    CHECKF(env_changed == changed, "environment %zu: %ld calls changed FPCR or FPSR", e,
+           env_changed - changed);
+    CHECKF(memcmp(&want, &got, sizeof want) == 0, "environment %zu: results differ", e);
+  }
+  fpcr_write(fpcr0 | FZ16);
+  printf("test_fenv: FPCR.FZ16 %s on this CPU\n", env_read() >> 32 & FZ16 ? "holds" : "reads as 0");
+  fpcr_write(fpcr0);
+  return check_report("test_fenv");
+}
+#endif
+
 #else
 int main(void) {
-  printf("test_fenv: x86-64 glibc only; nothing checked here\n");
+  printf("test_fenv: x86-64 glibc and aarch64 only; nothing checked here\n");
   return check_report("test_fenv");
 }
 #endif
