@@ -5,6 +5,8 @@
 #
 #   make test-aarch64   everything below (part of make test): clippy for the
 #                       target, the build, the tests under qemu
+#   make kernels-table-aarch64   docs/kernels.txt's aarch64 section
+#   make bench-neon     the NEON loops' instructions and estimated cycles
 #
 # The Rust tests that do not depend on the kernel level (stores, printing,
 # facts, single conversions, the unit tests) run once. The kernel tests hold
@@ -49,7 +51,7 @@ AARCH64_CARGO = CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$(AARCH64_CC) \
 AARCH64_C_TESTS := $(patsubst c_tests/%.c,$(BUILD)/aarch64/c_tests/%,$(wildcard c_tests/test_*.c))
 
 .PHONY: aarch64-env aarch64-lib lint-aarch64 test-aarch64 test-aarch64-rust test-aarch64-levels \
-  kernels-table-aarch64
+  kernels-table-aarch64 bench-neon
 
 aarch64-env:
 	@scripts/cross-env aarch64
@@ -117,6 +119,26 @@ test-aarch64-levels: aarch64-lib
 kernels-table-aarch64: aarch64-env
 	$(call AARCH64_CARGO,$(AARCH64_CPU)) build --release --target $(AARCH64_TARGET) --bin nxdtype --quiet
 	scripts/kernels-table $(AARCH64_LIBDIR)/nxdtype $(call AARCH64_QEMU,$(AARCH64_CPU))
+
+# The NEON kernels' step loops counted in the disassembly beside the x86
+# AVX-512 level's, with llvm-mca's cycle estimates for Arm server cores
+# (bench/neon_loops.py): bench/results/neon.md. NEON cannot be timed here.
+# Both libraries are built in target/loops with v0 symbol names, whose
+# generic arguments name each pair's loop. Needs Debian's llvm-19 (for
+# llvm-mca's Neoverse models), installed on first use.
+LLVM_MCA := llvm-mca-19
+LOOPS_DIR := target/loops
+
+bench-neon: aarch64-env
+	@command -v $(LLVM_MCA) >/dev/null || { [ "$$(id -u)" -eq 0 ] || \
+	  { echo "bench-neon: needs Debian's llvm-19 (apt-get install, as root)"; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq llvm-19 >/dev/null; }
+	RUSTFLAGS=-Csymbol-mangling-version=v0 CARGO_TARGET_DIR=$(LOOPS_DIR) $(CARGO) build --release --lib --quiet
+	RUSTFLAGS=-Csymbol-mangling-version=v0 CARGO_TARGET_DIR=$(LOOPS_DIR) \
+	  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$(AARCH64_CC) \
+	  $(CARGO) build --release --lib --target $(AARCH64_TARGET) --quiet
+	python3 bench/neon_loops.py $(LOOPS_DIR)/$(AARCH64_TARGET)/release/libnx_dtype.so \
+	  $(LOOPS_DIR)/release/libnx_dtype.so bench/results/neon.md
 
 test-aarch64: lint-aarch64 test-aarch64-rust test-aarch64-levels
 	@echo "test-aarch64: every aarch64 suite passed"
