@@ -6,17 +6,20 @@
 //! own codes. The tests hold every pair to the scalar reference.
 //!
 //! Float instructions run under the FPCR that `super::call` sets: round to
-//! nearest-even, no flushing, no default NaN. Under it:
+//! nearest-even (toward zero for `Narrow16`), no flushing, no default NaN,
+//! IEEE half precision. Under it:
 //! - FCVTL (float16 -> float32, float32 -> float64) widens exactly, a NaN
 //!   made quiet keeping its payload, as SEMANTICS.md's widening does;
-//! - FCVTN (float32 -> float16, float64 -> float32) and BFCVTN (float32 ->
-//!   bfloat16) round to nearest-even, a NaN made quiet keeping its top
-//!   payload bits;
+//! - FCVTN (float32 -> float16, float64 -> float32) rounds as FPCR says and
+//!   BFCVTN (float32 -> bfloat16) to nearest-even, a NaN made quiet keeping
+//!   its top payload bits;
 //! - FCVTXN rounds float64 to odd in float32, whatever FPCR's rounding mode
 //!   (`ToOdd`);
 //! - SCVTF and UCVTF of at most 24 bits are exact; FCVTZS and FCVTZU
 //!   truncate, saturate and give 0 for a NaN, whatever FPCR says;
-//! - the one float addition of `narrow` rounds to nearest-even.
+//! - FMUL by a power of two is exact unless the product falls below
+//!   float32's normals (`Narrow16`, where that changes no result), and FADD
+//!   of -0 changes nothing but a signalling NaN, made quiet (`quiet32`).
 //!
 //! The conversions between float16 and float32 have stable intrinsics only
 //! through the unstable `f16` type, and BFCVTN none: they are inline
