@@ -47,19 +47,20 @@ test-tsan: lib $(BUILD)/tsan/test_threads
 	TSAN_OPTIONS=halt_on_error=1 ./$(BUILD)/tsan/test_threads
 	NX_DTYPE_ISA=scalar TSAN_OPTIONS=halt_on_error=1 ./$(BUILD)/tsan/test_threads
 
-# `unsafe` only under src/ffi, src/kernels/x86, src/kernels/lanes.rs (the
-# kernels' one loop over raw pointers), src/kernels/portable/trunc.rs (a
-# float-to-integer conversion that cannot overflow) and src/print/sse2.rs
-# (lib.rs's lint attributes name it without using it). The compiler enforces the same through
+# `unsafe` only under src/ffi, src/kernels/x86, src/kernels/aarch64,
+# src/kernels/lanes.rs (the kernels' one loop over raw pointers),
+# src/kernels/portable/trunc.rs (a float-to-integer conversion that cannot
+# overflow) and src/print/sse2.rs (lib.rs's lint attributes name it without
+# using it). The compiler enforces the same through
 # `unsafe_code` lints in lib.rs; this check also catches a new module that
 # forgot them. src/bin (the nxdtype command) is a separate crate, a client
 # of the C ABI: calling an `extern "C"` function is unsafe there by nature,
 # so it is outside this fence (its blocks carry SAFETY comments too).
 check-unsafe:
-	@bad=$$(grep -rnw unsafe src --include=*.rs | grep -v -e '^src/ffi/' -e '^src/kernels/x86/' -e '^src/kernels/lanes.rs' -e '^src/kernels/portable/trunc.rs' -e '^src/print/sse2.rs' -e '^src/bin/' \
+	@bad=$$(grep -rnw unsafe src --include=*.rs | grep -v -e '^src/ffi/' -e '^src/kernels/x86/' -e '^src/kernels/aarch64/' -e '^src/kernels/lanes.rs' -e '^src/kernels/portable/trunc.rs' -e '^src/print/sse2.rs' -e '^src/bin/' \
 	  | grep -v -e '^src/lib.rs:[0-9]*:#!\[' -e '^src/lib.rs:[0-9]*:\s*//' -e '^src/lib.rs:[0-9]*:#\[' ); \
-	if [ -n "$$bad" ]; then echo "unsafe outside src/ffi, src/kernels/x86, src/kernels/lanes.rs, src/kernels/portable/trunc.rs and src/print/sse2.rs:"; echo "$$bad"; exit 1; fi; \
-	echo "check-unsafe: unsafe only in src/ffi, src/kernels/x86, src/kernels/lanes.rs, src/kernels/portable/trunc.rs and src/print/sse2.rs"
+	if [ -n "$$bad" ]; then echo "unsafe outside src/ffi, src/kernels/x86, src/kernels/aarch64, src/kernels/lanes.rs, src/kernels/portable/trunc.rs and src/print/sse2.rs:"; echo "$$bad"; exit 1; fi; \
+	echo "check-unsafe: unsafe only in src/ffi, src/kernels/x86, src/kernels/aarch64, src/kernels/lanes.rs, src/kernels/portable/trunc.rs and src/print/sse2.rs"
 
 # cargo-fuzz (nightly toolchain; cargo-fuzz installed into NX_CACHE on first
 # use). Targets: store, print, kernels, abi (fuzz/fuzz_targets/*.rs).

@@ -13,11 +13,14 @@
 //!   compiler vectorizes for any target.
 //! - `rules`: a level's dispatch as an ordered list of first-match rules,
 //!   resolved once into a table.
-//! - One folder per architecture (`x86/`), whose `dispatch.rs` holds its
-//!   levels' rules, and which implements `Arch` for the driver.
+//! - One folder per architecture (`x86/`, `aarch64/`), whose `dispatch.rs`
+//!   holds its levels' rules, and which implements `Arch` for the driver.
 //!
 //! The level is chosen once, at first use, from the CPU and `NX_DTYPE_ISA`.
 
+#[cfg(target_arch = "aarch64")]
+#[allow(unsafe_code)] // SIMD intrinsics, FPCR and FPSR
+pub mod aarch64;
 mod driver;
 #[allow(unsafe_code)] // raw pointers of the kernels' one loop
 pub mod lanes;
@@ -30,7 +33,7 @@ pub mod scalar;
 #[allow(unsafe_code)] // SIMD intrinsics
 pub mod x86;
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod generic;
 
 pub use driver::{piece_of, run, streamed, ALIGN_DST_BYTES, ALIGN_MIN, BIG_CALL, STREAM_MIN};
@@ -44,7 +47,9 @@ use std::sync::OnceLock;
 /// The architecture this build runs on.
 #[cfg(target_arch = "x86_64")]
 pub type Native = x86::X86;
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+pub type Native = aarch64::Aarch64;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub type Native = generic::Generic;
 
 /// What an architecture gives the architecture-neutral driver: its levels'

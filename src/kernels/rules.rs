@@ -42,6 +42,9 @@ pub struct Level {
     /// Every extension the level's rules name, with its name.
     pub extensions: &'static [(Features, &'static str)],
     pub rules: &'static [Rule],
+    /// What runs a pair no rule lists: "scalar" (the reference) or
+    /// "portable" (the portable level's kernel, where a level defers to it).
+    pub otherwise: &'static str,
 }
 
 // (The functions below run in constants too, hence the loops over
@@ -206,7 +209,8 @@ fn name(code: i32) -> &'static str {
 
 /// What runs `s -> d` at a level, from its rules alone: the rule chosen on
 /// a CPU with every extension, then (in brackets) the rules chosen as
-/// extensions go missing, or "scalar" where no rule lists the pair.
+/// extensions go missing, or the level's `otherwise` where no rule lists
+/// the pair.
 pub fn describe(level: &Level, s: i32, d: i32) -> String {
     let all = level.extensions.iter().fold(0, |a, (f, _)| a | f);
     let mut seen: Vec<usize> = Vec::new();
@@ -219,7 +223,7 @@ pub fn describe(level: &Level, s: i32, d: i32) -> String {
             continue;
         }
         let rule = r.and_then(|r| level.rules.get(r));
-        let what = rule.map_or("scalar", |r| r.name);
+        let what = rule.map_or(level.otherwise, |r| r.name);
         if seen.is_empty() {
             out.push_str(what);
         } else {

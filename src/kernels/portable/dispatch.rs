@@ -86,6 +86,7 @@ pub const LEVEL: Level = Level {
     isa: Isa::Portable,
     extensions: &[],
     rules: PORTABLE_RULES,
+    otherwise: "scalar",
 };
 
 /// The level's table.

@@ -577,11 +577,13 @@ pub const LEVELS: [Level; 2] = [
         isa: Isa::Avx2,
         extensions: &[],
         rules: AVX2_RULES,
+        otherwise: "scalar",
     },
     Level {
         isa: Isa::Avx512,
         extensions: &[(VBMI, "vbmi"), (BF16, "bf16")],
         rules: AVX512_RULES,
+        otherwise: "scalar",
     },
 ];
 
