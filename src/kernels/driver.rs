@@ -183,8 +183,15 @@ impl<const B: usize> Default for Block<B> {
 }
 
 /// Convert `n` elements from `src` (the source span's bytes) into `dst` (the
-/// destination span's bytes) with the kernel level `isa`.
+/// destination span's bytes) with the kernel level `isa`, the caller's
+/// status flags kept (`Arch::keep_flags`).
 pub fn run(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) -> Status {
+    let mut status = NX_OK;
+    Native::keep_flags(|| status = convert_all(isa, sp, dp, src, dst, n));
+    status
+}
+
+fn convert_all(isa: Isa, sp: &Span, dp: &Span, src: &[u8], dst: &mut [u8], n: usize) -> Status {
     let (s, d) = (sp.dt, dp.dt);
     let k = Kernel::of(isa, s, d);
     let one = |dst: &mut [u8], i: usize| {

@@ -92,6 +92,13 @@ pub trait Arch {
         Self::under(fp, run)
     }
 
+    /// Run a whole conversion call `run` with the caller's status flags
+    /// as they were: where integer code the compiler vectorizes may raise
+    /// one (aarch64's saturating narrowings set FPSR.QC).
+    fn keep_flags(run: impl FnOnce()) {
+        run()
+    }
+
     /// Order the non-temporal stores of a `Store::Stream` run before the
     /// call returns.
     fn stream_end() {}

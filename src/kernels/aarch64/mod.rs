@@ -227,6 +227,15 @@ impl Arch for Aarch64 {
     fn under(fp: Fp, run: impl FnOnce()) {
         under(fpcr_of(fp), run)
     }
+
+    #[inline(always)]
+    fn keep_flags(run: impl FnOnce()) {
+        let caller = fpsr();
+        run();
+        if fpsr() != caller {
+            set_fpsr(caller);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -340,10 +340,14 @@ macro_rules! to_float {
     )*};
 }
 
-/// To bool and bit: not zero.
+/// To bool and bit: not zero. `floats`: the source is a machine float,
+/// whose test LLVM may turn from its bits into a float comparison (one
+/// that a flushing environment answers wrongly for subnormals): it runs
+/// under the level's environment.
 macro_rules! truth {
-    ($(|$x:ident: $s:ty| $nonzero:expr;)*) => {$(
+    ($(|$x:ident: $s:ty| $nonzero:expr, $floats:literal;)*) => {$(
         impl Cast<Bool> for $s {
+            const FLOATS: bool = $floats;
             #[inline(always)]
             fn cast(self) -> Bool {
                 let $x = self;
@@ -351,6 +355,7 @@ macro_rules! truth {
             }
         }
         impl Cast<Bit> for $s {
+            const FLOATS: bool = $floats;
             #[inline(always)]
             fn cast(self) -> Bit {
                 let $x = self;
@@ -478,20 +483,20 @@ impl Cast<C128> for C64 {
 }
 
 truth! {
-    |x: f64| x.to_bits() << 1 != 0;
-    |x: f32| x.to_bits() << 1 != 0;
-    |x: i64| x != 0;
-    |x: u64| x != 0;
-    |x: i32| x != 0;
-    |x: u32| x != 0;
-    |x: i16| x != 0;
-    |x: u16| x != 0;
-    |x: i8| x != 0;
-    |x: u8| x != 0;
-    |x: F16| x.0 << 1 != 0;
-    |x: Bf16| x.0 << 1 != 0;
-    |x: C128| (x.0[0].to_bits() | x.0[1].to_bits()) << 1 != 0;
-    |x: C64| (x.0[0].to_bits() | x.0[1].to_bits()) << 1 != 0;
+    |x: f64| x.to_bits() << 1 != 0, true;
+    |x: f32| x.to_bits() << 1 != 0, true;
+    |x: i64| x != 0, false;
+    |x: u64| x != 0, false;
+    |x: i32| x != 0, false;
+    |x: u32| x != 0, false;
+    |x: i16| x != 0, false;
+    |x: u16| x != 0, false;
+    |x: i8| x != 0, false;
+    |x: u8| x != 0, false;
+    |x: F16| x.0 << 1 != 0, false;
+    |x: Bf16| x.0 << 1 != 0, false;
+    |x: C128| (x.0[0].to_bits() | x.0[1].to_bits()) << 1 != 0, true;
+    |x: C64| (x.0[0].to_bits() | x.0[1].to_bits()) << 1 != 0, true;
 }
 
 /// A float into its own format (a complex's part): a NaN made quiet, as
