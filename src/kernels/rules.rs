@@ -198,6 +198,36 @@ macro_rules! rules {
 }
 pub(crate) use rules;
 
+/// A pair's cell, for a rule kind's `@cells`: its kernel `k` where the rule
+/// can win the pair (`reachable`), else none, so that it is never built.
+macro_rules! cell {
+    ($rules:ident, $r:ident, $s:expr, $d:expr, $k:expr) => {
+        (
+            $s,
+            $d,
+            if $crate::kernels::rules::reachable($rules, $r, $s, $d) {
+                Some($k as $crate::kernels::SimdKernel)
+            } else {
+                None
+            },
+        )
+    };
+}
+pub(crate) use cell;
+
+/// The rule kind of the scalar reference, where it beats a level's
+/// kernels: `S -> D D ...;` lines of dtype codes.
+macro_rules! reference {
+    (@pats $( $s:ident -> $($d:ident)* );* $(;)?) => {
+        [ $( $crate::kernels::rules::Pat { src: &[$s], dst: &[$($d),*] } ),* ]
+    };
+    (@cells $rules:ident, $r:ident, [], $( $s:ident -> $($d:ident)* );* $(;)?) => {
+        [ $( &[ $( $crate::kernels::rules::cell!(
+            $rules, $r, $s, $d, $crate::kernels::scalar::kernel::<$s, $d>) ),* ], )* ]
+    };
+}
+pub(crate) use reference;
+
 /// The dtype code's name.
 fn name(code: i32) -> &'static str {
     usize::try_from(code)

@@ -15,6 +15,21 @@ use crate::table::{Class, Dtype, COUNT};
 use crate::value::{convert, dtype_of, read_elem, write_elem, Raw};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+/// The scalar reference as a level's kernel for `S -> D` (dtype codes),
+/// where it beats the level's own: it needs no floating-point environment
+/// (it rounds in the integers) and stores plainly whatever the store form.
+pub fn kernel<const S: i32, const D: i32>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    _: usize,
+    _: super::Store,
+) {
+    if let (Some(s), Some(d)) = (Dtype::from_code(S), Dtype::from_code(D)) {
+        run(s, d, src, dst, n);
+    }
+}
+
 /// Convert `n` elements packed from bit 0 of `src` into `dst` (packed from
 /// bit 0; other bits of a shared last byte are kept).
 pub fn run(s: Dtype, d: Dtype, src: &[u8], dst: &mut [u8], n: usize) {

@@ -7,8 +7,9 @@ use super::elems::{Bf16, Bit, Bool, Casts, E2m1, E4m3, E5m2, C128, C64, F16, I4,
 use super::lanes::Lanes;
 use super::lookup::{Lookup, Nibbles, Octets};
 use super::{entry, Pair};
+use crate::codes::*;
 use crate::kernels::lanes::Side;
-use crate::kernels::rules::{self, reachable, rules, Level, Pat, Table};
+use crate::kernels::rules::{self, reachable, reference, rules, Level, Pat, Table};
 use crate::kernels::{Entry, Isa, SimdKernel};
 use crate::table::Dtype;
 use std::sync::OnceLock;
@@ -40,6 +41,16 @@ macro_rules! steps {
 }
 
 rules! { PORTABLE_RULES, fill;
+    /// The scalar reference where it beats this level's kernels: the
+    /// wide integers narrowed to 8 and 16 bits, which the compiler does
+    /// not vectorize for baseline x86-64, and some tests of truth.
+    "reference" needs 0, align false, reference {
+        NX_INT32 -> NX_BIT;
+        NX_UINT32 -> NX_BIT;
+        NX_FLOAT64 -> NX_BIT;
+        NX_COMPLEX128 -> NX_BOOL;
+        NX_INT64 -> NX_INT16 NX_UINT16 NX_INT8 NX_UINT8;
+    }
     /// The sub-byte sources by table, a source byte's elements at once
     /// (but for 4 bits into bit, which takes four source bytes a byte).
     "lookup.pairs" needs 0, align false, steps<Nibbles> {

@@ -11,11 +11,11 @@
 
 use super::avx2::{Bf16Words, Four, Words};
 use super::avx512::{self, lookup, wide, Bf16Codes, Codes, E2m1, E4m3, E5m2, Two};
-use super::{bits, entry, k_lanes, k_lanes_streamed_by, native, parts, reference};
+use super::{bits, entry, k_lanes, k_lanes_streamed_by, native, parts};
 use crate::codes::*;
 use crate::kernels::lanes::{dtype_bits, fp, Fp, Side, *};
-use crate::kernels::rules::{self, reachable, rules, Features, Level, Pat, Table};
-use crate::kernels::{Entry, Isa, SimdKernel};
+use crate::kernels::rules::{self, cell, reference, rules, Features, Level, Pat, Table};
+use crate::kernels::{Entry, Isa};
 use crate::table::Dtype;
 use native::{Bool, C128, C64};
 use std::sync::OnceLock;
@@ -31,21 +31,6 @@ pub const BF16: Features = 2;
 // rule's pairs as data, `@cells` each pair's kernel, `Some` only where the
 // rule can win the pair (`reachable`): a constant, so the kernels of the
 // other pairs are never built.
-
-/// A pair's cell: its kernel where the rule can win it.
-macro_rules! cell {
-    ($rules:ident, $r:ident, $s:expr, $d:expr, $k:expr) => {
-        (
-            $s,
-            $d,
-            if reachable($rules, $r, $s, $d) {
-                Some($k as SimdKernel)
-            } else {
-                None
-            },
-        )
-    };
-}
 
 /// `[S, ...] => [D, ...];` lines of lanes markers: `k_lanes::<L, S, D>`
 /// (`lanes<L, T>`: `T`'s lanes for the non-temporal form).
@@ -196,16 +181,6 @@ macro_rules! native_maps {
     (@row $rules:ident, $r:ident, $w:literal, $S:ty => [$($D:ty),*]) => {
         &[ $( cell!($rules, $r, <$S as native::Machine>::DT, <$D as native::Machine>::DT,
             native::entry::<$S, $D, $w>) ),* ]
-    };
-}
-
-/// The scalar reference, where it beats the level's kernels: `S -> D D ...;`.
-macro_rules! reference {
-    (@pats $( $s:ident -> $($d:ident)* );* $(;)?) => {
-        [ $( Pat { src: &[$s], dst: &[$($d),*] } ),* ]
-    };
-    (@cells $rules:ident, $r:ident, [], $( $s:ident -> $($d:ident)* );* $(;)?) => {
-        [ $( &[ $( cell!($rules, $r, $s, $d, reference::<$s, $d>) ),* ], )* ]
     };
 }
 

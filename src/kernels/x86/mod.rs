@@ -244,15 +244,6 @@ macro_rules! entry {
 }
 use entry;
 
-/// The scalar reference as a level's kernel for `S -> D`, where it beats
-/// the level's own: it needs no MXCSR (it rounds in the integers) and
-/// stores plainly whatever the store form.
-fn reference<const S: i32, const D: i32>(src: &[u8], dst: &mut [u8], n: usize, _: usize, _: Store) {
-    if let (Some(s), Some(d)) = (Dtype::from_code(S), Dtype::from_code(D)) {
-        super::scalar::run(s, d, src, dst, n);
-    }
-}
-
 /// A kernel that meets in lanes `L` (`kernels::lanes`), at `L`'s level.
 fn k_lanes<L: lanes::Lanes, S: lanes::VSrc<L>, D: lanes::VDst<L>>(
     src: &[u8],
