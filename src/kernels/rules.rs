@@ -242,11 +242,9 @@ fn name(code: i32) -> &'static str {
 /// extensions go missing, or the level's `otherwise` where no rule lists
 /// the pair.
 pub fn describe(level: &Level, s: i32, d: i32) -> String {
-    let all = level.extensions.iter().fold(0, |a, (f, _)| a | f);
     let mut seen: Vec<usize> = Vec::new();
     let mut out = String::new();
-    // Every subset of the extensions, all first, none last.
-    for have in (0..=all).rev().filter(|h| h & !all == 0) {
+    for have in subsets(level) {
         let r = chosen(level.rules, have, s, d);
         let key = r.unwrap_or(usize::MAX);
         if seen.contains(&key) {
@@ -268,6 +266,70 @@ pub fn describe(level: &Level, s: i32, d: i32) -> String {
         seen.push(key);
     }
     out
+}
+
+/// Every subset of `level`'s extensions: all of them first, none last.
+pub fn subsets(level: &Level) -> Vec<Features> {
+    let all = level.extensions.iter().fold(0, |a, (f, _)| a | f);
+    (0..=all).rev().filter(|h| h & !all == 0).collect()
+}
+
+/// Every pair of dtype codes, a dtype to itself included.
+#[cfg(test)]
+pub fn pairs() -> impl Iterator<Item = (i32, i32)> {
+    let n = NX_DTYPE_COUNT as i32;
+    (0..n).flat_map(move |s| (0..n).map(move |d| (s, d)))
+}
+
+/// The check of a level's tables (each `dispatch.rs` runs it): the table
+/// `build` makes for each subset of the extensions holds, for every pair,
+/// the kernel of the rule the rules' data choose, a rule that needs only
+/// extensions the CPU has: what `nxdtype kernels` prints is what runs.
+#[cfg(test)]
+pub fn check_tables(level: &Level, build: impl Fn(Features) -> Table) {
+    for have in subsets(level) {
+        let t = build(have);
+        for (s, d) in pairs() {
+            let got = t[s as usize][d as usize].map(|e| e.rule);
+            let r = chosen(level.rules, have, s, d);
+            let want = r.map(|r| level.rules[r].name);
+            assert_eq!(got, want, "{:?} with {have:#x}: {s} -> {d}", level.isa);
+            assert!(r.is_none_or(|r| level.rules[r].needs & !have == 0));
+        }
+    }
+}
+
+/// The check of a level's rules (each `dispatch.rs` runs it): names are
+/// unique; every rule wins at least one pair on some CPU (none is shadowed
+/// whole by the rules above it); no rule lists a pair twice (its second
+/// kernel would never run).
+#[cfg(test)]
+pub fn check_rules(level: &Level) {
+    for (r, rule) in level.rules.iter().enumerate() {
+        let same = level.rules.iter().filter(|o| o.name == rule.name).count();
+        assert_eq!(same, 1, "{:?}: two rules named {}", level.isa, rule.name);
+        let wins = subsets(level)
+            .into_iter()
+            .any(|have| pairs().any(|(s, d)| chosen(level.rules, have, s, d) == Some(r)));
+        assert!(
+            wins,
+            "{:?}: rule {} is shadowed whole",
+            level.isa, rule.name
+        );
+        for (s, d) in pairs() {
+            let listed = rule
+                .pats
+                .iter()
+                .filter(|p| p.src.contains(&s) && p.dst.contains(&d))
+                .count();
+            assert!(
+                listed <= 1,
+                "{:?}: {} lists {s} -> {d} twice",
+                level.isa,
+                rule.name
+            );
+        }
+    }
 }
 
 /// The listing of every pair at the given levels: a line a pair, the rule

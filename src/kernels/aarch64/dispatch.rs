@@ -1,7 +1,7 @@
 //! Which kernel converts each pair at the neon level: an ordered list of
 //! rules, read top to bottom; the first rule that lists a pair, and whose
 //! CPU extensions are present, gives the pair its kernel (`rules.rs`). A
-//! pair no rule lists runs the portable level's kernel (`super::fallback`).
+//! pair no rule lists runs the portable level's kernel (`Aarch64::kernel`).
 //! `nxdtype kernels` prints the result for all 441 pairs, and
 //! `docs/kernels.txt` keeps it.
 //!
@@ -110,58 +110,21 @@ pub fn kernel(s: Dtype, d: Dtype) -> Option<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codes::NX_DTYPE_COUNT;
-    use crate::kernels::rules::chosen;
+    use crate::kernels::rules::{pairs, subsets};
     use crate::kernels::{scalar, Store};
 
-    /// Every subset of the level's extensions.
-    fn subsets() -> Vec<Features> {
-        let all = LEVELS[0].extensions.iter().fold(0, |a, (f, _)| a | f);
-        (0..=all).filter(|h| h & !all == 0).collect()
-    }
-
-    fn pairs() -> impl Iterator<Item = (i32, i32)> {
-        let n = NX_DTYPE_COUNT as i32;
-        (0..n).flat_map(move |s| (0..n).map(move |d| (s, d)))
-    }
-
-    /// The tables the rules' code builds hold, for every pair, the kernel
-    /// of the rule the rules' data choose, on CPUs with and without BF16:
-    /// what `nxdtype kernels` prints is what runs, and a kernel needs only
-    /// extensions the CPU has.
+    /// The tables hold the kernels of the rules the rules' data choose, on
+    /// CPUs with and without BF16 (`rules::check_tables`).
     #[test]
     fn tables_follow_the_rules() {
-        for have in subsets() {
-            let t = build(have);
-            for (s, d) in pairs() {
-                let got = t[s as usize][d as usize].map(|e| e.rule);
-                let r = chosen(NEON_RULES, have, s, d);
-                assert_eq!(got, r.map(|r| NEON_RULES[r].name), "{have:#x}: {s} -> {d}");
-                assert!(r.is_none_or(|r| NEON_RULES[r].needs & !have == 0));
-            }
-        }
+        rules::check_tables(&LEVELS[0], build);
     }
 
-    /// Rule names are unique; every rule wins at least one pair on some
-    /// CPU; no rule lists a pair twice (its second kernel would never run).
+    /// No rule shadowed whole, none listing a pair twice, names unique
+    /// (`rules::check_rules`).
     #[test]
     fn every_rule_wins_a_pair_and_lists_each_once() {
-        for (r, rule) in NEON_RULES.iter().enumerate() {
-            let same = NEON_RULES.iter().filter(|o| o.name == rule.name).count();
-            assert_eq!(same, 1, "two rules named {}", rule.name);
-            let wins = subsets()
-                .into_iter()
-                .any(|have| pairs().any(|(s, d)| chosen(NEON_RULES, have, s, d) == Some(r)));
-            assert!(wins, "rule {} is shadowed whole", rule.name);
-            for (s, d) in pairs() {
-                let listed = rule
-                    .pats
-                    .iter()
-                    .filter(|p| p.src.contains(&s) && p.dst.contains(&d))
-                    .count();
-                assert!(listed <= 1, "{} lists {s} -> {d} twice", rule.name);
-            }
-        }
+        rules::check_rules(&LEVELS[0]);
     }
 
     /// The pairs the level is for have a kernel with and without BF16.
@@ -188,7 +151,7 @@ mod tests {
                 want.extend([(f, e), (e, f)]);
             }
         }
-        for have in subsets() {
+        for have in subsets(&LEVELS[0]) {
             let t = build(have);
             for &(s, d) in &want {
                 assert!(t[s as usize][d as usize].is_some(), "{have:#x}: {s} -> {d}");
@@ -231,7 +194,7 @@ mod tests {
             .chain((0..=u16::MAX).flat_map(|c| low.map(|l| (u64::from(c) << 48) | l)))
             .flat_map(u64::to_le_bytes)
             .collect();
-        let tables: Vec<Table> = subsets()
+        let tables: Vec<Table> = subsets(&LEVELS[0])
             .into_iter()
             .filter(|h| h & !extensions() == 0)
             .map(build)

@@ -181,12 +181,6 @@ fn has_bf16() -> bool {
     std::arch::is_aarch64_feature_detected!("bf16")
 }
 
-/// The kernel of the pairs the neon level has no rule for: the portable
-/// level's, which has one for every pair.
-fn fallback(s: Dtype, d: Dtype) -> Option<Entry> {
-    super::portable::kernel(s, d)
-}
-
 /// aarch64's levels with rules: the portable level's, then its own.
 static LEVELS: [super::rules::Level; 2] = [super::portable::LEVEL, dispatch::LEVELS[0]];
 
@@ -212,8 +206,10 @@ impl Arch for Aarch64 {
 
     fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<Entry> {
         match isa {
-            Isa::Neon => dispatch::kernel(s, d).or_else(|| fallback(s, d)),
-            Isa::Portable => fallback(s, d),
+            // A pair no neon rule lists runs the portable level's kernel
+            // (`Level::otherwise`).
+            Isa::Neon => dispatch::kernel(s, d).or_else(|| super::portable::kernel(s, d)),
+            Isa::Portable => super::portable::kernel(s, d),
             _ => None,
         }
     }

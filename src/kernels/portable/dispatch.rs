@@ -118,46 +118,20 @@ pub fn kernel(s: Dtype, d: Dtype) -> Option<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codes::NX_DTYPE_COUNT;
-    use crate::kernels::rules::chosen;
+    use crate::kernels::rules::pairs;
 
-    fn pairs() -> impl Iterator<Item = (i32, i32)> {
-        let n = NX_DTYPE_COUNT as i32;
-        (0..n).flat_map(move |s| (0..n).map(move |d| (s, d)))
-    }
-
-    /// The table the rules' code builds holds, for every pair, the kernel
-    /// of the rule the rules' data choose: what `nxdtype kernels` prints is
-    /// what runs.
+    /// The table holds the kernels of the rules the rules' data choose
+    /// (`rules::check_tables`).
     #[test]
     fn table_follows_the_rules() {
-        let t = build();
-        for (s, d) in pairs() {
-            let got = t[s as usize][d as usize].map(|e| e.rule);
-            let want = chosen(LEVEL.rules, 0, s, d).map(|r| LEVEL.rules[r].name);
-            assert_eq!(got, want, "{s} -> {d}");
-        }
+        rules::check_tables(&LEVEL, |_| build());
     }
 
-    /// Rule names are unique; every rule wins at least one pair (none is
-    /// shadowed whole by the rules above it); no rule lists a pair twice
-    /// (its second kernel would never run).
+    /// No rule shadowed whole, none listing a pair twice, names unique
+    /// (`rules::check_rules`).
     #[test]
     fn every_rule_wins_a_pair_and_lists_each_once() {
-        for (r, rule) in LEVEL.rules.iter().enumerate() {
-            let same = LEVEL.rules.iter().filter(|o| o.name == rule.name).count();
-            assert_eq!(same, 1, "two rules named {}", rule.name);
-            let wins = pairs().any(|(s, d)| chosen(LEVEL.rules, 0, s, d) == Some(r));
-            assert!(wins, "rule {} is shadowed whole", rule.name);
-            for (s, d) in pairs() {
-                let listed = rule
-                    .pats
-                    .iter()
-                    .filter(|p| p.src.contains(&s) && p.dst.contains(&d))
-                    .count();
-                assert!(listed <= 1, "{} lists {s} -> {d} twice", rule.name);
-            }
-        }
+        rules::check_rules(&LEVEL);
     }
 
     /// Every pair of two dtypes has a kernel, of the rule that lists it

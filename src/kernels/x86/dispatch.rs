@@ -601,68 +601,24 @@ pub fn kernel(isa: Isa, s: Dtype, d: Dtype) -> Option<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::rules::chosen;
+    use crate::kernels::rules::{chosen, pairs, subsets};
     use crate::kernels::{scalar, Store};
 
-    /// Every subset of a level's extensions.
-    fn subsets(level: &Level) -> Vec<Features> {
-        let all = level.extensions.iter().fold(0, |a, (f, _)| a | f);
-        (0..=all).filter(|h| h & !all == 0).collect()
-    }
-
-    fn pairs() -> impl Iterator<Item = (i32, i32)> {
-        let n = NX_DTYPE_COUNT as i32;
-        (0..n).flat_map(move |s| (0..n).map(move |d| (s, d)))
-    }
-
-    /// The tables the rules' code builds hold, for every pair, the kernel
-    /// of the rule the rules' data choose, on CPUs with every subset of
-    /// the extensions: what `nxdtype kernels` prints is what runs.
+    /// The tables hold the kernels of the rules the rules' data choose,
+    /// on CPUs with every subset of the extensions (`rules::check_tables`).
     #[test]
     fn tables_follow_the_rules() {
         for level in &LEVELS {
-            for have in subsets(level) {
-                let t = build(level.isa, have);
-                for (s, d) in pairs() {
-                    let got = t[s as usize][d as usize].map(|e| e.rule);
-                    let want = chosen(level.rules, have, s, d).map(|r| level.rules[r].name);
-                    assert_eq!(got, want, "{:?} with {have:#x}: {s} -> {d}", level.isa);
-                }
-            }
+            rules::check_tables(level, |have| build(level.isa, have));
         }
     }
 
-    /// Rule names are unique; every rule wins at least one pair on some
-    /// CPU (no rule is shadowed whole by the rules above it); and no rule
-    /// lists a pair twice (its second kernel would never run).
+    /// No rule shadowed whole, none listing a pair twice, names unique
+    /// (`rules::check_rules`).
     #[test]
     fn every_rule_wins_a_pair_and_lists_each_once() {
         for level in &LEVELS {
-            for (r, rule) in level.rules.iter().enumerate() {
-                let same = level.rules.iter().filter(|o| o.name == rule.name).count();
-                assert_eq!(same, 1, "{:?}: two rules named {}", level.isa, rule.name);
-                let wins = subsets(level)
-                    .into_iter()
-                    .any(|have| pairs().any(|(s, d)| chosen(level.rules, have, s, d) == Some(r)));
-                assert!(
-                    wins,
-                    "{:?}: rule {} is shadowed whole",
-                    level.isa, rule.name
-                );
-                for (s, d) in pairs() {
-                    let listed = rule
-                        .pats
-                        .iter()
-                        .filter(|p| p.src.contains(&s) && p.dst.contains(&d))
-                        .count();
-                    assert!(
-                        listed <= 1,
-                        "{:?}: {} lists {s} -> {d} twice",
-                        level.isa,
-                        rule.name
-                    );
-                }
-            }
+            rules::check_rules(level);
         }
     }
 
